@@ -1,0 +1,1 @@
+"""Backends: target descriptions, the JAX lowering and the model package writer."""

@@ -1,0 +1,1 @@
+"""IR dialects of synapc: `synap` (NPU-level layers) and `quant` (quantized types)."""

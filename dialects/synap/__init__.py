@@ -1,0 +1,38 @@
+"""The `synap` dialect: NPU-level layers on NHWC tensors with static shapes.
+
+Ops are grouped by what the hardware does with them (`conv`, `pool`, `elementwise`,
+`activation`, `reduce`, `data_movement`, `resize`, `conversion`, `constant`); shape rules
+live in `shapes`, shared enums in `attributes`.
+"""
+
+from xdsl.ir import Dialect
+
+from synapc.dialects.synap import (
+    activation,
+    conv,
+    conversion,
+    data_movement,
+    elementwise,
+    pool,
+    reduce,
+    resize,
+)
+from synapc.dialects.synap.attributes import ATTRIBUTES
+from synapc.dialects.synap.base import SynapOp
+from synapc.dialects.synap.constant import ConstantOp
+
+OPS: list[type[SynapOp]] = [
+    ConstantOp,
+    *conv.OPS,
+    *pool.OPS,
+    *elementwise.OPS,
+    *activation.OPS,
+    *reduce.OPS,
+    *data_movement.OPS,
+    *resize.OPS,
+    *conversion.OPS,
+]
+
+Synap = Dialect("synap", OPS, ATTRIBUTES)
+
+__all__ = ["OPS", "ConstantOp", "Synap", "SynapOp"]

@@ -1,0 +1,333 @@
+"""What every synap op shares: source-layer attributes, type checks, shape inference.
+
+An op subclass declares its operands, results and properties with IRDL, and implements
+`infer_shapes` (the result shapes its operands and properties imply, from
+`dialects.synap.shapes`) and, where needed, `verify_semantics`. The verifier then checks
+the actual result shapes against `infer_shapes`, so importers and verifiers share one rule,
+and `make` builds an op from Python values with its result type inferred.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, NoReturn, Self
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    f32,
+    i1,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarResultDef,
+    opt_attr_def,
+    prop_def,
+    traits_def,
+)
+from xdsl.irdl.constraints import ConstraintContext
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from synapc.dialects.quant import UniformQuantizedType, verify_quantized_tensor
+from synapc.dialects.synap import shapes
+from synapc.dialects.synap.attributes import ATTRIBUTES
+
+Shape = shapes.Shape
+
+
+# -- attribute helpers -----------------------------------------------------------------
+def i64_array(values: Iterable[int]) -> DenseArrayBase:
+    """An `array<i64: ...>` attribute from integers."""
+    data = np.asarray(list(values), dtype="<i8")
+    return DenseArrayBase(i64, BytesAttr(data.tobytes()))
+
+
+def ints(attr: DenseArrayBase) -> tuple[int, ...]:
+    """The integers of an `array<i64: ...>` attribute."""
+    return tuple(int(v) for v in np.frombuffer(attr.data.data, dtype="<i8"))
+
+
+def int_array_prop(default: Sequence[int] | None = None) -> Any:
+    """An `array<i64>` property, elided when equal to `default`."""
+    return prop_def(
+        DenseArrayBase.constr(i64),
+        default_value=None if default is None else i64_array(default),
+    )
+
+
+def int_prop(default: int | None = None) -> Any:
+    """An i64 integer property, elided when equal to `default`."""
+    return prop_def(
+        IntegerAttr.constr(type=i64),
+        default_value=None if default is None else IntegerAttr(default, i64),
+    )
+
+
+def bool_prop(default: bool = False) -> Any:
+    """A boolean property, elided when equal to `default`."""
+    return prop_def(IntegerAttr.constr(type=i1), default_value=IntegerAttr(int(default), i1))
+
+
+def float_prop(default: float | None = None) -> Any:
+    """An f32 float property, elided when equal to `default`."""
+    return prop_def(
+        FloatAttr.constr(f32),
+        default_value=None if default is None else FloatAttr(default, f32),
+    )
+
+
+def enum_prop(attr_type: type[EnumAttribute[Any]], default: enum.Enum) -> Any:
+    """An enumerated property, elided when equal to `default`."""
+    return prop_def(attr_type, default_value=attr_type(default))
+
+
+_ENUM_ATTRS: dict[type, type[EnumAttribute[Any]]] = {a.enum_type: a for a in ATTRIBUTES}
+
+
+def to_python(attr: Attribute) -> Any:
+    """The Python value of a property attribute (tuple, int, bool, float, enum, str)."""
+    if isinstance(attr, DenseArrayBase):
+        return ints(attr)
+    if isinstance(attr, IntegerAttr):
+        value = attr.value.data
+        return bool(value) if attr.type == i1 else value
+    if isinstance(attr, FloatAttr):
+        return attr.value.data
+    if isinstance(attr, EnumAttribute):
+        return attr.data
+    if isinstance(attr, StringAttr):
+        return attr.data
+    return attr
+
+
+def _candidates(value: Any) -> list[Attribute]:
+    if isinstance(value, Attribute):
+        return [value]
+    if isinstance(value, enum.Enum):
+        return [_ENUM_ATTRS[type(value)](value)]
+    if isinstance(value, bool | np.bool_):
+        return [IntegerAttr(int(value), i1)]
+    if isinstance(value, int | np.integer):
+        return [IntegerAttr(int(value), i64), FloatAttr(float(value), f32)]
+    if isinstance(value, float | np.floating):
+        return [FloatAttr(float(value), f32)]
+    if isinstance(value, str):
+        return [StringAttr(value)]
+    if isinstance(value, Sequence | np.ndarray):
+        return [i64_array(int(v) for v in value)]
+    raise TypeError(f"cannot turn {value!r} into an attribute")
+
+
+# -- type helpers ----------------------------------------------------------------------
+def tensor_type(value: SSAValue | Attribute) -> TensorType[Attribute]:
+    """The tensor type of a value (or the type itself)."""
+    t = value.type if isinstance(value, SSAValue) else value
+    assert isinstance(t, TensorType), f"expected a tensor, got {t}"
+    return t
+
+
+def shape_of(value: SSAValue | Attribute) -> Shape:
+    """The static shape of a tensor value or type."""
+    return tensor_type(value).get_shape()
+
+
+def element_of(value: SSAValue | Attribute) -> Attribute:
+    """The element type of a tensor value or type."""
+    return tensor_type(value).element_type
+
+
+def is_quantized(element: Attribute) -> bool:
+    """Whether an element type is a `!quant.uniform` type."""
+    return isinstance(element, UniformQuantizedType)
+
+
+def is_float(element: Attribute) -> bool:
+    """Whether an element type is a builtin floating-point type."""
+    return getattr(element, "name", "") in {"f16", "bf16", "f32", "f64"}
+
+
+def _kind(element: Attribute) -> str:
+    if is_quantized(element):
+        return "quantized"
+    return str(element)
+
+
+def check_tensor_type(t: Attribute, what: str) -> None:
+    """A synap operand or result is a ranked, static tensor of float, integer or quantized
+    elements, and a per-axis quantized type fits its shape."""
+    if not isinstance(t, TensorType):
+        raise VerifyException(f"{what} must be a tensor, got {t}")
+    if any(d < 0 for d in t.get_shape()):
+        raise VerifyException(f"{what} must have a static shape, got {t}")
+    element = t.element_type
+    if not (is_float(element) or is_quantized(element) or isinstance(element, IntegerType)):
+        raise VerifyException(f"{what} has unsupported element type {element}")
+    verify_quantized_tensor(t, what)
+
+
+def _as_values(
+    operand: SSAValue | Operation | Sequence[SSAValue | Operation] | None,
+) -> SSAValue | list[SSAValue]:
+    """An operand given as a value, a single-result op, a sequence of those, or None."""
+    if operand is None:
+        return []
+    if isinstance(operand, SSAValue | Operation):
+        return SSAValue.get(operand)
+    return [SSAValue.get(o) for o in operand]
+
+
+class SynapOp(IRDLOperation):
+    """Base of all synap ops: pure, NHWC, static shapes, source layer kept.
+
+    `layer_name` and `layer_index` name the layer of the source model the op comes from
+    (the metafile, `model_info.txt` and profiles address layers by them).
+    """
+
+    layer_name = opt_attr_def(StringAttr)
+    layer_index = opt_attr_def(IntegerAttr)
+
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "operands attr-dict `:` functional-type(operands, results)"
+
+    #: Whether the result element kind follows operand 0 (float type or quantized).
+    SAME_ELEMENT_KIND: ClassVar[bool] = True
+
+    # -- subclass hooks -------------------------------------------------------------
+    @classmethod
+    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+        """Result shapes implied by operand shapes and properties.
+
+        Ops whose result shape is given by the result type (reshape, resize, ...) do not
+        override this; they must be built with an explicit result type.
+        """
+        raise NotImplementedError
+
+    def verify_semantics(self) -> None:
+        """Checks beyond result shapes (override where an op has them)."""
+
+    # -- queries --------------------------------------------------------------------
+    def props(self) -> dict[str, Any]:
+        """Properties as Python values (defaults filled in)."""
+        return {k: to_python(v) for k, v in self.properties.items()}
+
+    @property
+    def source(self) -> str:
+        """`"name"` or `"@index"` of the source layer, for messages ("" if unknown)."""
+        if self.layer_name is not None:
+            return f'"{self.layer_name.data}"'
+        if self.layer_index is not None:
+            return f"@{self.layer_index.value.data}"
+        return ""
+
+    def fail(self, message: str) -> NoReturn:
+        """Raise a VerifyException that names the op and its source layer."""
+        where = f" {self.source}" if self.source else ""
+        raise VerifyException(f"{self.name}{where}: {message}")
+
+    # -- verification ---------------------------------------------------------------
+    def verify_(self) -> None:
+        try:
+            for i, operand in enumerate(self.operands):
+                check_tensor_type(operand.type, f"operand #{i}")
+            for i, result in enumerate(self.results):
+                check_tensor_type(result.type, f"result #{i}")
+        except VerifyException as error:
+            self.fail(str(error))
+        if self.SAME_ELEMENT_KIND and self.operands and self.results:
+            source = element_of(self.operands[0])
+            for i, result in enumerate(self.results):
+                if _kind(element_of(result)) != _kind(source):
+                    self.fail(
+                        f"result #{i} element type {element_of(result)} does not match "
+                        f"operand #0 element type {source}"
+                    )
+        try:
+            expected = self.infer_shapes([shape_of(v) for v in self.operands], self.props())
+        except NotImplementedError:
+            expected = None
+        except shapes.ShapeError as error:
+            self.fail(str(error))
+        if expected is not None:
+            actual = [shape_of(r) for r in self.results]
+            if len(expected) != len(actual):
+                self.fail(f"expected {len(expected)} results, got {len(actual)}")
+            for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
+                if tuple(want) != tuple(got):
+                    self.fail(f"result #{i} shape {list(got)} should be {list(want)}")
+        try:
+            self.verify_semantics()
+        except shapes.ShapeError as error:
+            self.fail(str(error))
+
+    # -- construction ---------------------------------------------------------------
+    @classmethod
+    def make(
+        cls,
+        *operands: SSAValue | Operation | Sequence[SSAValue | Operation] | None,
+        result_types: Sequence[Attribute] | None = None,
+        element_type: Attribute | None = None,
+        layer_name: str | None = None,
+        layer_index: int | None = None,
+        **props: Any,
+    ) -> Self:
+        """Build the op from values and Python property values.
+
+        Operands follow the op's definition order (a sequence for a variadic operand,
+        None for an absent optional one). Without `result_types`, result shapes come from
+        `infer_shapes` and the element type from `element_type` or operand 0.
+        """
+        op_def = cls.get_irdl_definition()
+        properties: dict[str, Attribute] = {}
+        for name, value in props.items():
+            if name not in op_def.properties:
+                raise TypeError(f"{cls.name} has no property '{name}'")
+            constraint = op_def.properties[name].constr
+            for candidate in _candidates(value):
+                try:
+                    constraint.verify(candidate, ConstraintContext())
+                except VerifyException:
+                    continue
+                properties[name] = candidate
+                break
+            else:
+                raise TypeError(f"{cls.name}: {value!r} does not fit property '{name}'")
+        for name, prop in op_def.properties.items():
+            if name not in properties and prop.default_value is not None:
+                properties[name] = prop.default_value
+        operand_list = [_as_values(o) for o in operands]
+        if result_types is None:
+            flat = [v for o in operand_list for v in ([o] if isinstance(o, SSAValue) else o)]
+            if not flat:
+                raise TypeError(f"{cls.name}: give result_types for an op without operands")
+            result_shapes = cls.infer_shapes(
+                [shape_of(v) for v in flat],
+                {k: to_python(v) for k, v in properties.items()},
+            )
+            element = element_type if element_type is not None else element_of(flat[0])
+            result_types = [TensorType(element, s) for s in result_shapes]
+        if any(isinstance(d, VarResultDef) for _, d in op_def.results):
+            result_types = [list(result_types)]  # the one variadic result takes them all
+        attributes: dict[str, Attribute] = {}
+        if layer_name is not None:
+            attributes["layer_name"] = StringAttr(layer_name)
+        if layer_index is not None:
+            attributes["layer_index"] = IntegerAttr(layer_index, i64)
+        return cls.build(
+            operands=operand_list,
+            result_types=list(result_types),
+            properties=properties,
+            attributes=attributes,
+        )

@@ -1,0 +1,127 @@
+"""Binary elementwise ops with NumPy broadcasting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.irdl import irdl_op_definition, operand_def, result_def
+
+from synapc.dialects.synap import shapes
+from synapc.dialects.synap.attributes import Activation, ActivationAttr
+from synapc.dialects.synap.base import (
+    Shape,
+    SynapOp,
+    element_of,
+    enum_prop,
+    is_float,
+    is_quantized,
+)
+
+
+class _Binary(SynapOp):
+    """``output = lhs (op) rhs`` elementwise, operands broadcast against each other.
+
+    Both operands are of one kind: the same float type, both quantized (scales may
+    differ) or the same integer type."""
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    @classmethod
+    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+        return [shapes.broadcast(operand_shapes[0], operand_shapes[1])]
+
+    def verify_semantics(self) -> None:
+        lhs, rhs = element_of(self.lhs), element_of(self.rhs)
+        same = (is_quantized(lhs) and is_quantized(rhs)) or lhs == rhs
+        if not same:
+            self.fail(f"operand element types {lhs} and {rhs} differ")
+
+
+class _BinaryWithActivation(_Binary):
+    """A binary op that can fuse an activation into its result."""
+
+    activation = enum_prop(ActivationAttr, Activation.NONE)
+
+
+@irdl_op_definition
+class AddOp(_BinaryWithActivation):
+    """Elementwise sum."""
+
+    name = "synap.add"
+
+
+@irdl_op_definition
+class SubOp(_BinaryWithActivation):
+    """Elementwise difference ``lhs - rhs``."""
+
+    name = "synap.sub"
+
+
+@irdl_op_definition
+class MulOp(_BinaryWithActivation):
+    """Elementwise product."""
+
+    name = "synap.mul"
+
+
+@irdl_op_definition
+class DivOp(_BinaryWithActivation):
+    """Elementwise quotient ``lhs / rhs``."""
+
+    name = "synap.div"
+
+
+@irdl_op_definition
+class MaximumOp(_Binary):
+    """Elementwise maximum."""
+
+    name = "synap.maximum"
+
+
+@irdl_op_definition
+class MinimumOp(_Binary):
+    """Elementwise minimum."""
+
+    name = "synap.minimum"
+
+
+@irdl_op_definition
+class PowOp(_Binary):
+    """Elementwise power ``lhs ** rhs`` (float tensors)."""
+
+    name = "synap.pow"
+
+    def verify_semantics(self) -> None:
+        super().verify_semantics()
+        if not is_float(element_of(self.lhs)):
+            self.fail(f"pow needs float operands, got {element_of(self.lhs)}")
+
+
+@irdl_op_definition
+class SquaredDifferenceOp(_Binary):
+    """Elementwise ``(lhs - rhs) ** 2``."""
+
+    name = "synap.squared_difference"
+
+
+@irdl_op_definition
+class PReluOp(SynapOp):
+    """Parametric ReLU: ``x if x >= 0 else slope * x``; `slope` broadcasts to `input`
+    (typically one value per channel)."""
+
+    name = "synap.prelu"
+
+    input = operand_def(TensorType)
+    slope = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    @classmethod
+    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+        return [shapes.broadcast_to(operand_shapes[1], operand_shapes[0])]
+
+
+OPS = [AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, SquaredDifferenceOp,
+       PReluOp]

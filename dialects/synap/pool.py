@@ -1,0 +1,48 @@
+"""Pooling windows over NHWC tensors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.irdl import irdl_op_definition, operand_def, result_def
+
+from synapc.dialects.synap import shapes
+from synapc.dialects.synap.attributes import Activation, ActivationAttr
+from synapc.dialects.synap.base import Shape, SynapOp, bool_prop, enum_prop, int_array_prop
+
+
+class _Pool2D(SynapOp):
+    """A [KH, KW] window sliding with `strides` over explicitly padded input."""
+
+    input = operand_def(TensorType)
+    output = result_def(TensorType)
+    kernel = int_array_prop()
+    strides = int_array_prop((1, 1))
+    pad = int_array_prop((0, 0, 0, 0))
+    activation = enum_prop(ActivationAttr, Activation.NONE)
+
+    @classmethod
+    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+        return [shapes.pool2d(operand_shapes[0], props["kernel"], props["strides"],
+                              props["pad"])]
+
+
+@irdl_op_definition
+class MaxPool2DOp(_Pool2D):
+    """Maximum over each window; padded cells never win."""
+
+    name = "synap.max_pool2d"
+
+
+@irdl_op_definition
+class AvgPool2DOp(_Pool2D):
+    """Mean over each window. With `count_include_pad` the divisor is the full window
+    (padding counts as zeros); without, only the cells inside the input count."""
+
+    name = "synap.avg_pool2d"
+
+    count_include_pad = bool_prop(False)
+
+
+OPS = [MaxPool2DOp, AvgPool2DOp]

@@ -1,0 +1,1 @@
+"""Passes over the synap dialect, one per module; `registry` lists them by name."""

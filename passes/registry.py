@@ -1,0 +1,39 @@
+"""Every pass by its `-p` name, imported only when used so tools start fast.
+
+`synapc-opt` and the pipeline builder both read `PASSES`; adding a pass is one line here
+plus its module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+#: pass name -> (module under synapc.passes, class name)
+_LOCATIONS: dict[str, tuple[str, str]] = {
+    "canonicalize": ("canonicalize", "CanonicalizePass"),
+    "cse": ("cse", "CSEPass"),
+    "dce": ("dce", "DCEPass"),
+}
+
+
+def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        return getattr(importlib.import_module(f"synapc.passes.{module}"), cls)
+
+    return load
+
+
+PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    name: _loader(module, cls) for name, (module, cls) in _LOCATIONS.items()
+}
+
+
+def get_pass(name: str) -> type[ModulePass]:
+    """The pass class registered under `name`."""
+    try:
+        return PASSES[name]()
+    except KeyError:
+        raise KeyError(f"unknown pass '{name}'; known passes: {', '.join(PASSES)}") from None

@@ -1,0 +1,1 @@
+"""synapc: an open MLIR-style model compiler for Synaptics VS680 / VS640 NPUs."""
