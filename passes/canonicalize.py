@@ -54,7 +54,10 @@ class RemoveIdentity(RewritePattern):
         props = getattr(op, "props", lambda: {})()
         identity = (
             isinstance(op, ReshapeOp | CastOp | QuantizeOp | BroadcastToOp)
-            or (isinstance(op, TransposeOp) and props["perm"] == tuple(range(len(props["perm"]))))
+            or (
+                isinstance(op, TransposeOp)
+                and props["perm"] == tuple(range(len(props["perm"])))
+            )
             or (isinstance(op, PadOp) and not any(props["pads"]))
             or (isinstance(op, SliceOp) and not any(props["start"]))
             or (isinstance(op, TileOp) and all(m == 1 for m in props["multiples"]))
@@ -79,8 +82,9 @@ class ComposeTransposes(RewritePattern):
             return
         rewriter.replace(
             op,
-            TransposeOp.make(inner.input, perm=perm, result_types=[op.output.type],
-                             **_source_of(op)),
+            TransposeOp.make(
+                inner.input, perm=perm, result_types=[op.output.type], **_source_of(op)
+            ),
         )
 
 
@@ -117,8 +121,12 @@ class CanonicalizePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = GreedyRewritePatternApplier(
-            [RemoveIdentity(), ComposeTransposes(), ComposeReshapes(),
-             CanonicalizationRewritePattern()],
+            [
+                RemoveIdentity(),
+                ComposeTransposes(),
+                ComposeReshapes(),
+                CanonicalizationRewritePattern(),
+            ],
             ctx=ctx,
             folding_enabled=True,
         )

@@ -36,4 +36,6 @@ def get_pass(name: str) -> type[ModulePass]:
     try:
         return PASSES[name]()
     except KeyError:
-        raise KeyError(f"unknown pass '{name}'; known passes: {', '.join(PASSES)}") from None
+        raise KeyError(
+            f"unknown pass '{name}'; known passes: {', '.join(PASSES)}"
+        ) from None

@@ -15,11 +15,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `synapc`."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="synapc", description=__doc__)
-    parser.add_argument("--version", action="version",
-                        version=f"synapc {version('synapc')} (xdsl {version('xdsl')})")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"synapc {version('synapc')} (xdsl {version('xdsl')})",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("opt", help="run passes on MLIR files (same as synapc-opt)",
-                        add_help=False)
+    commands.add_parser(
+        "opt", help="run passes on MLIR files (same as synapc-opt)", add_help=False
+    )
     if argv[:1] == ["opt"]:
         from synapc.opt import main as opt_main
 

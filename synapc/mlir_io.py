@@ -115,7 +115,10 @@ def read_module(
 
 
 def read_stream(
-    stream: IO[bytes], store: WeightStore, ctx: Context | None = None, name: str = "<stream>"
+    stream: IO[bytes],
+    store: WeightStore,
+    ctx: Context | None = None,
+    name: str = "<stream>",
 ) -> ModuleOp:
     """Parse MLIR from a binary stream, streaming its resource section into `store`."""
     chunks = iter(lambda: stream.read(_CHUNK), b"")
@@ -127,7 +130,9 @@ def _chunks_of(data: bytes) -> Iterator[bytes]:
         yield data[start : start + _CHUNK]
 
 
-def _parse(chunks: Iterator[bytes], store: WeightStore, ctx: Context, name: str) -> ModuleOp:
+def _parse(
+    chunks: Iterator[bytes], store: WeightStore, ctx: Context, name: str
+) -> ModuleOp:
     reader = _Reader(chunks)
     module_text = reader.read_until_marker()
     blobs = _parse_resources(reader) if reader.at_marker else {}
@@ -141,7 +146,9 @@ def _parse(chunks: Iterator[bytes], store: WeightStore, ctx: Context, name: str)
     return module
 
 
-def _attach_blobs(module: ModuleOp, blobs: dict[str, bytearray], store: WeightStore) -> None:
+def _attach_blobs(
+    module: ModuleOp, blobs: dict[str, bytearray], store: WeightStore
+) -> None:
     types: dict[str, Attribute] = {}
     for attr in resource_uses(module):
         handle = attr.resource_handle.data
@@ -228,8 +235,9 @@ class _Reader:
     def expect(self, token: bytes) -> None:
         if self.peek(len(token)) != token:
             found = self.peek(20).decode("utf-8", "replace")
-            raise ResourceError(f"expected '{token.decode()}' in resource section, "
-                                f"found '{found}'")
+            raise ResourceError(
+                f"expected '{token.decode()}' in resource section, found '{found}'"
+            )
         self._pos += len(token)
 
     def identifier(self) -> str:

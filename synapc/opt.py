@@ -84,24 +84,33 @@ class SynapOptMain(xDSLOptMain):
                 print("\n\n\n")
             timer = time.perf_counter()
 
-        self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes,
-                                                callback)
+        self.pipeline = PassPipeline.parse_spec(
+            self.available_passes, self.args.passes, callback
+        )
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         if self.args.target != "mlir":
             return super().output_resulting_program(prog)
         output = StringIO()
-        write_module(prog, output, self.weights, not self.args.elide_weights,
-                     print_generic=self.args.print_op_generic)
+        write_module(
+            prog,
+            output,
+            self.weights,
+            not self.args.elide_weights,
+            print_generic=self.args.print_op_generic,
+        )
         return output.getvalue()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `synapc-opt`; bad input is one message on stderr and exit 1."""
+    tool = None
     try:
-        SynapOptMain(args=argv).run()
+        tool = SynapOptMain(args=argv)
+        tool.run()
     except (DiagnosticException, ParseError, ResourceError) as error:
-        print(f"synapc-opt: {error}", file=sys.stderr)
+        where = f"{tool.get_input_name()}: " if tool is not None else ""
+        print(f"synapc-opt: {where}{error}", file=sys.stderr)
         return 1
     except (OSError, ValueError) as error:
         print(f"synapc-opt: error: {error}", file=sys.stderr)

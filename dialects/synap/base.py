@@ -36,7 +36,7 @@ from xdsl.irdl import (
     prop_def,
     traits_def,
 )
-from xdsl.irdl.constraints import ConstraintContext
+from xdsl.irdl.constraints import VerificationContext
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -297,7 +297,7 @@ class SynapOp(IRDLOperation):
             constraint = op_def.properties[name].constr
             for candidate in _candidates(value):
                 try:
-                    constraint.verify(candidate, ConstraintContext())
+                    constraint.verify(candidate, VerificationContext())
                 except VerifyException:
                     continue
                 properties[name] = candidate
