@@ -50,6 +50,11 @@ class SynapOptMain(xDSLOptMain):
 
         self.available_frontends["mlir"] = parse_mlir
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        # Every input is MLIR text, whatever its file name ends with (lit's %t.1, .ir).
+        stream, _ = super().get_input_stream()
+        return stream, "mlir"
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument(
