@@ -19,8 +19,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     BytesAttr,
     DenseArrayBase,
+    Float16Type,
+    Float32Type,
     Float64Type,
     IntAttr,
     NoneAttr,
@@ -103,7 +106,7 @@ class UniformQuantizedType(ParametrizedAttribute, TypeAttribute):
         zero_points: Sequence[int] | np.ndarray | None = None,
         expressed: Attribute = f32,
     ) -> UniformQuantizedType:
-        """A per-axis type: scale ``i`` and zero point ``i`` apply to index ``i`` of `axis`."""
+        """A per-axis type: scale and zero point ``i`` apply to index ``i`` of `axis`."""
         scales = np.asarray(scales, dtype=np.float64).reshape(-1)
         if zero_points is None:
             zero_points = np.zeros(scales.shape, dtype=np.int64)
@@ -119,7 +122,7 @@ class UniformQuantizedType(ParametrizedAttribute, TypeAttribute):
     def dynamic_fixed_point(
         storage: str, fraction_length: int, expressed: Attribute = f32
     ) -> UniformQuantizedType:
-        """Dynamic fixed point with `fraction_length` fractional bits (scale 2^-fl, zp 0)."""
+        """Dynamic fixed point: `fraction_length` fractional bits (scale 2^-fl, zp 0)."""
         return UniformQuantizedType.per_tensor(
             storage, math.ldexp(1.0, -fraction_length), 0, expressed
         )
@@ -190,6 +193,13 @@ class UniformQuantizedType(ParametrizedAttribute, TypeAttribute):
                 f"quant.uniform: storage type '{storage}' is not one of "
                 f"{', '.join(STORAGE_TYPES)}"
             )
+        if not isinstance(
+            self.expressed, Float16Type | BFloat16Type | Float32Type | Float64Type
+        ):
+            raise VerifyException(
+                f"quant.uniform: expressed type must be f16, bf16, f32 or f64, got "
+                f"{self.expressed}"
+            )
         if not isinstance(self.scales_attr.elt_type, Float64Type):
             raise VerifyException("quant.uniform: scales must be stored as f64")
         if self.zero_points_attr.elt_type != i64:
@@ -238,10 +248,18 @@ class UniformQuantizedType(ParametrizedAttribute, TypeAttribute):
         parser.parse_punctuation(",")
 
         def scale_and_zero_point() -> tuple[float, int]:
-            scale = float(parser.parse_number(context_msg=" (quantization scale)"))
+            number = parser.parse_number(context_msg=" (quantization scale)")
+            try:
+                scale = float(number)
+            except OverflowError:  # an integer beyond f64: infinite, rejected by verify
+                scale = math.inf if number > 0 else -math.inf
             zero_point = 0
             if parser.parse_optional_punctuation(":") is not None:
+                start = parser.pos
                 zero_point = parser.parse_integer(allow_boolean=False)
+                if not -(2**63) <= zero_point < 2**63:
+                    message = f"zero point {zero_point} does not fit in 64 bits"
+                    parser.raise_error(message, start, parser.pos)
             return scale, zero_point
 
         if isinstance(axis, IntAttr):
@@ -271,7 +289,9 @@ class UniformQuantizedType(ParametrizedAttribute, TypeAttribute):
         printer.print_string(
             ",".join(
                 format_scale(s) if z == 0 else f"{format_scale(s)}:{z}"
-                for s, z in zip(self.scales.tolist(), self.zero_points.tolist())
+                for s, z in zip(
+                    self.scales.tolist(), self.zero_points.tolist(), strict=True
+                )
             )
         )
         printer.print_string("}>" if isinstance(self.axis, IntAttr) else ">")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import FloatAttr, TensorType, f32
 from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def
 
@@ -18,7 +19,9 @@ class _Unary(SynapOp):
     output = result_def(TensorType)
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [operand_shapes[0]]
 
 
@@ -46,7 +49,10 @@ class ClampOp(_Unary):
         if low is None and high is None:
             self.fail("needs at least one of min and max")
         if low is not None and high is not None and low.value.data > high.value.data:
-            self.fail(f"min ({low.value.data}) is greater than max ({high.value.data})")
+            self.fail(
+                f"min ({np.float32(low.value.data)!s}) is greater than max "
+                f"({np.float32(high.value.data)!s})"
+            )
 
 
 @irdl_op_definition
@@ -154,14 +160,14 @@ class AbsOp(_Unary):
 
 @irdl_op_definition
 class NegOp(_Unary):
-    """Negation."""
+    """Negation ``-x``."""
 
     name = "synap.neg"
 
 
 @irdl_op_definition
 class SquareOp(_Unary):
-    """``x * x``."""
+    """Elementwise square ``x * x``."""
 
     name = "synap.square"
 
@@ -191,6 +197,24 @@ class L2NormalizeOp(_AlongAxis):
     epsilon = float_prop(1e-12)
 
 
-OPS = [ClampOp, LeakyReluOp, SigmoidOp, TanhOp, HardSwishOp, HardSigmoidOp, SwishOp, GeluOp,
-       EluOp, ExpOp, LogOp, SqrtOp, RsqrtOp, AbsOp, NegOp, SquareOp, SoftmaxOp,
-       LogSoftmaxOp, L2NormalizeOp]
+OPS = [
+    ClampOp,
+    LeakyReluOp,
+    SigmoidOp,
+    TanhOp,
+    HardSwishOp,
+    HardSigmoidOp,
+    SwishOp,
+    GeluOp,
+    EluOp,
+    ExpOp,
+    LogOp,
+    SqrtOp,
+    RsqrtOp,
+    AbsOp,
+    NegOp,
+    SquareOp,
+    SoftmaxOp,
+    LogSoftmaxOp,
+    L2NormalizeOp,
+]

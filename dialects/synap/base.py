@@ -77,7 +77,9 @@ def int_prop(default: int | None = None) -> Any:
 
 def bool_prop(default: bool = False) -> Any:
     """A boolean property, elided when equal to `default`."""
-    return prop_def(IntegerAttr.constr(type=i1), default_value=IntegerAttr(int(default), i1))
+    return prop_def(
+        IntegerAttr.constr(type=i1), default_value=IntegerAttr(int(default), i1)
+    )
 
 
 def float_prop(default: float | None = None) -> Any:
@@ -167,8 +169,7 @@ def _kind(element: Attribute) -> str:
 def check_tensor_type(t: Attribute, what: str) -> None:
     """A synap operand or result is a ranked, static tensor of float, integer or quantized
     elements, and a per-axis quantized type fits its shape."""
-    if not isinstance(t, TensorType):
-        raise VerifyException(f"{what} must be a tensor, got {t}")
+    assert isinstance(t, TensorType)  # the IRDL operand constraints checked this
     if any(d < 0 for d in t.get_shape()):
         raise VerifyException(f"{what} must have a static shape, got {t}")
     element = t.element_type
@@ -196,7 +197,7 @@ class SynapOp(IRDLOperation):
     """
 
     layer_name = opt_attr_def(StringAttr)
-    layer_index = opt_attr_def(IntegerAttr)
+    layer_index = opt_attr_def(IntegerAttr.constr(type=i64))
 
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
@@ -204,10 +205,15 @@ class SynapOp(IRDLOperation):
 
     #: Whether the result element kind follows operand 0 (float type or quantized).
     SAME_ELEMENT_KIND: ClassVar[bool] = True
+    #: Whether every operand must be of operand 0's kind (same float or integer type, or
+    #: quantized with any parameters).
+    SAME_KIND_OPERANDS: ClassVar[bool] = False
 
     # -- subclass hooks -------------------------------------------------------------
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         """Result shapes implied by operand shapes and properties.
 
         Ops whose result shape is given by the result type (reshape, resize, ...) do not
@@ -246,6 +252,13 @@ class SynapOp(IRDLOperation):
                 check_tensor_type(result.type, f"result #{i}")
         except VerifyException as error:
             self.fail(str(error))
+        if self.SAME_KIND_OPERANDS and self.operands:
+            first = element_of(self.operands[0])
+            for operand in self.operands[1:]:
+                if _kind(element_of(operand)) != _kind(first):
+                    self.fail(
+                        f"operand element types {first} and {element_of(operand)} differ"
+                    )
         if self.SAME_ELEMENT_KIND and self.operands and self.results:
             source = element_of(self.operands[0])
             for i, result in enumerate(self.results):
@@ -262,8 +275,6 @@ class SynapOp(IRDLOperation):
             self.fail(str(error))
         if expected is not None:
             actual = [shape_of(r) for r in self.results]
-            if len(expected) != len(actual):
-                self.fail(f"expected {len(expected)} results, got {len(actual)}")
             for i, (want, got) in enumerate(zip(expected, actual, strict=True)):
                 if tuple(want) != tuple(got):
                     self.fail(f"result #{i} shape {list(got)} should be {list(want)}")
@@ -309,7 +320,9 @@ class SynapOp(IRDLOperation):
                 properties[name] = prop.default_value
         operand_list = [_as_values(o) for o in operands]
         if result_types is None:
-            flat = [v for o in operand_list for v in ([o] if isinstance(o, SSAValue) else o)]
+            flat = [
+                v for o in operand_list for v in ([o] if isinstance(o, SSAValue) else o)
+            ]
             if not flat:
                 raise TypeError(f"{cls.name}: give result_types for an op without operands")
             result_shapes = cls.infer_shapes(

@@ -60,7 +60,14 @@ class ConstantOp(SynapOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
+        pos = parser.pos
         attributes = parser.parse_optional_attr_dict()
+        if "value" in attributes:
+            parser.raise_error(
+                "synap.constant takes its value after the attributes, not as 'value'",
+                pos,
+                parser.pos,
+            )
         pos = parser.pos
         value = parser.parse_attribute()
         if not isinstance(value, DenseResourceAttr):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.irdl import irdl_op_definition, operand_def, opt_operand_def, result_def
@@ -13,9 +13,11 @@ from synapc.dialects.synap.base import (
     Shape,
     SynapOp,
     bool_prop,
+    element_of,
     enum_prop,
     int_array_prop,
     int_prop,
+    is_quantized,
     shape_of,
 )
 
@@ -34,7 +36,21 @@ class _BiasedLayer(SynapOp):
         return shape_of(self.filter)[0]
 
     def verify_semantics(self) -> None:
+        data, weights = element_of(self.input), element_of(self.filter)
+        # Float layers may carry quantized weights (weight-only quantization); quantized
+        # layers need quantized weights.
+        if not (is_quantized(weights) or (weights == data and not is_quantized(data))):
+            self.fail(
+                f"filter element type {weights} does not fit input element type {data}"
+            )
         if self.bias is not None:
+            bias = element_of(self.bias)
+            if is_quantized(data) != is_quantized(bias) or (
+                not is_quantized(data) and bias != data
+            ):
+                self.fail(
+                    f"bias element type {bias} does not fit input element type {data}"
+                )
             want = self._bias_size()
             if shape_of(self.bias) != (want,):
                 self.fail(f"bias shape {list(shape_of(self.bias))} should be [{want}]")
@@ -54,10 +70,18 @@ class Conv2DOp(_BiasedLayer):
     groups = int_prop(1)
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [
-            shapes.conv2d(operand_shapes[0], operand_shapes[1], props["strides"],
-                          props["dilations"], props["pad"], props["groups"])
+            shapes.conv2d(
+                operand_shapes[0],
+                operand_shapes[1],
+                props["strides"],
+                props["dilations"],
+                props["pad"],
+                props["groups"],
+            )
         ]
 
 
@@ -76,10 +100,17 @@ class DepthwiseConv2DOp(_BiasedLayer):
         return shape_of(self.filter)[3]
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [
-            shapes.depthwise_conv2d(operand_shapes[0], operand_shapes[1], props["strides"],
-                                    props["dilations"], props["pad"])
+            shapes.depthwise_conv2d(
+                operand_shapes[0],
+                operand_shapes[1],
+                props["strides"],
+                props["dilations"],
+                props["pad"],
+            )
         ]
 
 
@@ -98,10 +129,17 @@ class TransposeConv2DOp(_BiasedLayer):
     pad = int_array_prop((0, 0, 0, 0))
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [
-            shapes.transpose_conv2d(operand_shapes[0], operand_shapes[1], props["strides"],
-                                    props["dilations"], props["pad"])
+            shapes.transpose_conv2d(
+                operand_shapes[0],
+                operand_shapes[1],
+                props["strides"],
+                props["dilations"],
+                props["pad"],
+            )
         ]
 
 
@@ -113,7 +151,9 @@ class FullyConnectedOp(_BiasedLayer):
     name = "synap.fully_connected"
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.fully_connected(operand_shapes[0], operand_shapes[1])]
 
 
@@ -128,14 +168,23 @@ class MatMulOp(SynapOp):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     output = result_def(TensorType)
+
+    SAME_KIND_OPERANDS: ClassVar[bool] = True
+
     transpose_lhs = bool_prop(False)
     transpose_rhs = bool_prop(False)
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [
-            shapes.matmul(operand_shapes[0], operand_shapes[1], props["transpose_lhs"],
-                          props["transpose_rhs"])
+            shapes.matmul(
+                operand_shapes[0],
+                operand_shapes[1],
+                props["transpose_lhs"],
+                props["transpose_rhs"],
+            )
         ]
 
 

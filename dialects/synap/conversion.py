@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from xdsl.irdl import irdl_op_definition
+
 from synapc.dialects.synap.base import Shape, element_of, is_float, is_quantized
 from synapc.dialects.synap.data_movement import _ShapedByResult
-from xdsl.irdl import irdl_op_definition
 
 
 class _Conversion(_ShapedByResult):
@@ -15,7 +16,9 @@ class _Conversion(_ShapedByResult):
     SAME_ELEMENT_KIND: ClassVar[bool] = False
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [operand_shapes[0]]
 
 

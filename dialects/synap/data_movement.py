@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.irdl import (
@@ -49,8 +49,12 @@ class ConcatOp(SynapOp):
     output = result_def(TensorType)
     axis = int_prop()
 
+    SAME_KIND_OPERANDS: ClassVar[bool] = True
+
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.concat(operand_shapes, props["axis"])]
 
 
@@ -70,7 +74,9 @@ class SplitOp(SynapOp):
         expected = shapes.split(shape_of(self.input), axis, sizes)
         for i, (want, result) in enumerate(zip(expected, self.outputs, strict=True)):
             if shape_of(result) != want:
-                self.fail(f"result #{i} shape {list(shape_of(result))} should be {list(want)}")
+                self.fail(
+                    f"result #{i} shape {list(shape_of(result))} should be {list(want)}"
+                )
 
 
 @irdl_op_definition
@@ -100,9 +106,14 @@ class StridedSliceOp(SynapOp):
     strides = int_array_prop()
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
-        return [shapes.strided_slice(operand_shapes[0], props["begin"], props["end"],
-                                     props["strides"])]
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
+        return [
+            shapes.strided_slice(
+                operand_shapes[0], props["begin"], props["end"], props["strides"]
+            )
+        ]
 
 
 @irdl_op_definition
@@ -129,7 +140,9 @@ class TransposeOp(SynapOp):
     perm = int_array_prop()
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.transpose(operand_shapes[0], props["perm"])]
 
 
@@ -150,16 +163,19 @@ class PadOp(SynapOp):
     value = float_prop(0.0)
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.pad(operand_shapes[0], props["pads"])]
 
     def verify_semantics(self) -> None:
         props = self.props()
         if props["mode"] == PadMode.REFLECT:
             for axis, size in enumerate(shape_of(self.input)):
-                if max(props["pads"][2 * axis: 2 * axis + 2]) >= size:
-                    self.fail(f"reflect padding of dimension {axis} must be < its size "
-                              f"{size}")
+                if max(props["pads"][2 * axis : 2 * axis + 2]) >= size:
+                    self.fail(
+                        f"reflect padding of dimension {axis} must be < its size {size}"
+                    )
 
 
 @irdl_op_definition
@@ -173,7 +189,9 @@ class TileOp(SynapOp):
     multiples = int_array_prop()
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.tile(operand_shapes[0], props["multiples"])]
 
 
@@ -200,7 +218,9 @@ class GatherOp(SynapOp):
     axis = int_prop(0)
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.gather(operand_shapes[0], operand_shapes[1], props["axis"])]
 
     def verify_semantics(self) -> None:
@@ -220,7 +240,9 @@ class DepthToSpaceOp(SynapOp):
     mode = enum_prop(DepthToSpaceModeAttr, DepthToSpaceMode.DCR)
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.depth_to_space(operand_shapes[0], props["block_size"])]
 
 
@@ -235,9 +257,23 @@ class SpaceToDepthOp(SynapOp):
     block_size = int_prop()
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.space_to_depth(operand_shapes[0], props["block_size"])]
 
 
-OPS = [ConcatOp, SplitOp, SliceOp, StridedSliceOp, ReshapeOp, TransposeOp, PadOp, TileOp,
-       BroadcastToOp, GatherOp, DepthToSpaceOp, SpaceToDepthOp]
+OPS = [
+    ConcatOp,
+    SplitOp,
+    SliceOp,
+    StridedSliceOp,
+    ReshapeOp,
+    TransposeOp,
+    PadOp,
+    TileOp,
+    BroadcastToOp,
+    GatherOp,
+    DepthToSpaceOp,
+    SpaceToDepthOp,
+]

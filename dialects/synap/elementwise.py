@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
@@ -15,7 +15,6 @@ from synapc.dialects.synap.base import (
     element_of,
     enum_prop,
     is_float,
-    is_quantized,
 )
 
 
@@ -29,15 +28,13 @@ class _Binary(SynapOp):
     rhs = operand_def(TensorType)
     output = result_def(TensorType)
 
-    @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
-        return [shapes.broadcast(operand_shapes[0], operand_shapes[1])]
+    SAME_KIND_OPERANDS: ClassVar[bool] = True
 
-    def verify_semantics(self) -> None:
-        lhs, rhs = element_of(self.lhs), element_of(self.rhs)
-        same = (is_quantized(lhs) and is_quantized(rhs)) or lhs == rhs
-        if not same:
-            self.fail(f"operand element types {lhs} and {rhs} differ")
+    @classmethod
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
+        return [shapes.broadcast(operand_shapes[0], operand_shapes[1])]
 
 
 class _BinaryWithActivation(_Binary):
@@ -95,7 +92,6 @@ class PowOp(_Binary):
     name = "synap.pow"
 
     def verify_semantics(self) -> None:
-        super().verify_semantics()
         if not is_float(element_of(self.lhs)):
             self.fail(f"pow needs float operands, got {element_of(self.lhs)}")
 
@@ -118,10 +114,23 @@ class PReluOp(SynapOp):
     slope = operand_def(TensorType)
     output = result_def(TensorType)
 
+    SAME_KIND_OPERANDS: ClassVar[bool] = True
+
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.broadcast_to(operand_shapes[1], operand_shapes[0])]
 
 
-OPS = [AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, SquaredDifferenceOp,
-       PReluOp]
+OPS = [
+    AddOp,
+    SubOp,
+    MulOp,
+    DivOp,
+    MaximumOp,
+    MinimumOp,
+    PowOp,
+    SquaredDifferenceOp,
+    PReluOp,
+]

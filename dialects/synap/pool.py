@@ -23,9 +23,14 @@ class _Pool2D(SynapOp):
     activation = enum_prop(ActivationAttr, Activation.NONE)
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
-        return [shapes.pool2d(operand_shapes[0], props["kernel"], props["strides"],
-                              props["pad"])]
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
+        return [
+            shapes.pool2d(
+                operand_shapes[0], props["kernel"], props["strides"], props["pad"]
+            )
+        ]
 
 
 @irdl_op_definition

@@ -27,7 +27,9 @@ class _Reduce(SynapOp):
     keep_dims = bool_prop(False)
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.reduce(operand_shapes[0], props["axes"], props["keep_dims"])]
 
 
@@ -70,7 +72,9 @@ class _ArgReduce(SynapOp):
     SAME_ELEMENT_KIND: ClassVar[bool] = False
 
     @classmethod
-    def infer_shapes(cls, operand_shapes: list[Shape], props: dict[str, Any]) -> list[Shape]:
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
         return [shapes.arg_reduce(operand_shapes[0], props["axis"], props["keep_dims"])]
 
     def verify_semantics(self) -> None:

@@ -32,10 +32,14 @@ class ResizeOp(_ShapedByResult):
     def verify_semantics(self) -> None:
         before, after = shape_of(self.input), shape_of(self.output)
         if len(before) != 4 or len(after) != 4:
-            self.fail(f"input and result must be NHWC (rank 4), got {list(before)} -> "
-                      f"{list(after)}")
+            self.fail(
+                f"input and result must be NHWC (rank 4), got {list(before)} -> "
+                f"{list(after)}"
+            )
         if (before[0], before[3]) != (after[0], after[3]):
-            self.fail(f"batch and channels must not change: {list(before)} -> {list(after)}")
+            self.fail(
+                f"batch and channels must not change: {list(before)} -> {list(after)}"
+            )
 
 
 OPS = [ResizeOp]

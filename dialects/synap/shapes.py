@@ -29,8 +29,9 @@ def _pairs(values: Sequence[int], count: int, what: str) -> None:
     _require(len(values) == count, f"{what} needs {count} values, got {list(values)}")
 
 
-def _window_extent(size: int, kernel: int, stride: int, dilation: int, lo: int, hi: int,
-                   what: str) -> int:
+def _window_extent(
+    size: int, kernel: int, stride: int, dilation: int, lo: int, hi: int, what: str
+) -> int:
     _require(stride >= 1, f"{what}: strides must be >= 1, got {stride}")
     _require(dilation >= 1, f"{what}: dilations must be >= 1, got {dilation}")
     _require(lo >= 0 and hi >= 0, f"{what}: padding must be >= 0, got [{lo}, {hi}]")
@@ -43,20 +44,33 @@ def _window_extent(size: int, kernel: int, stride: int, dilation: int, lo: int, 
     return extent
 
 
-def _spatial(input_shape: Shape, kernel: Sequence[int], strides: Sequence[int],
-             dilations: Sequence[int], pad: Sequence[int]) -> tuple[int, int]:
+def _spatial(
+    input_shape: Shape,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pad: Sequence[int],
+) -> tuple[int, int]:
     _pairs(strides, 2, "strides")
     _pairs(dilations, 2, "dilations")
     _pairs(pad, 4, "pad [top, bottom, left, right]")
-    height = _window_extent(input_shape[1], kernel[0], strides[0], dilations[0], pad[0],
-                            pad[1], "height")
-    width = _window_extent(input_shape[2], kernel[1], strides[1], dilations[1], pad[2],
-                           pad[3], "width")
+    height = _window_extent(
+        input_shape[1], kernel[0], strides[0], dilations[0], pad[0], pad[1], "height"
+    )
+    width = _window_extent(
+        input_shape[2], kernel[1], strides[1], dilations[1], pad[2], pad[3], "width"
+    )
     return height, width
 
 
-def conv2d(input_shape: Shape, filter_shape: Shape, strides: Sequence[int],
-           dilations: Sequence[int], pad: Sequence[int], groups: int) -> Shape:
+def conv2d(
+    input_shape: Shape,
+    filter_shape: Shape,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pad: Sequence[int],
+    groups: int,
+) -> Shape:
     """NHWC input, OHWI filter [Cout, KH, KW, Cin/groups] -> NHWC output."""
     _rank(input_shape, 4, "input")
     _rank(filter_shape, 4, "filter")
@@ -67,29 +81,41 @@ def conv2d(input_shape: Shape, filter_shape: Shape, strides: Sequence[int],
         f"filter input channels ({cin_per_group}) x groups ({groups}) must equal input "
         f"channels ({input_shape[3]})",
     )
-    _require(cout % groups == 0,
-             f"output channels ({cout}) must be divisible by groups ({groups})")
+    _require(
+        cout % groups == 0,
+        f"output channels ({cout}) must be divisible by groups ({groups})",
+    )
     height, width = _spatial(input_shape, (kh, kw), strides, dilations, pad)
     return (input_shape[0], height, width, cout)
 
 
-def depthwise_conv2d(input_shape: Shape, filter_shape: Shape, strides: Sequence[int],
-                     dilations: Sequence[int], pad: Sequence[int]) -> Shape:
+def depthwise_conv2d(
+    input_shape: Shape,
+    filter_shape: Shape,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pad: Sequence[int],
+) -> Shape:
     """NHWC input, filter [1, KH, KW, Cin x multiplier] -> NHWC output."""
     _rank(input_shape, 4, "input")
     _rank(filter_shape, 4, "filter")
     one, kh, kw, cout = filter_shape
     _require(one == 1, f"depthwise filter must be [1, KH, KW, C], got {list(filter_shape)}")
     _require(
-        cout % input_shape[3] == 0,
+        input_shape[3] >= 1 and cout % input_shape[3] == 0,
         f"filter channels ({cout}) must be a multiple of input channels ({input_shape[3]})",
     )
     height, width = _spatial(input_shape, (kh, kw), strides, dilations, pad)
     return (input_shape[0], height, width, cout)
 
 
-def transpose_conv2d(input_shape: Shape, filter_shape: Shape, strides: Sequence[int],
-                     dilations: Sequence[int], pad: Sequence[int]) -> Shape:
+def transpose_conv2d(
+    input_shape: Shape,
+    filter_shape: Shape,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pad: Sequence[int],
+) -> Shape:
     """NHWC input, filter [Cout, KH, KW, Cin] -> NHWC output.
 
     The full output is ``(in - 1) * stride + dilation * (k - 1) + 1``; `pad` crops that
@@ -102,24 +128,28 @@ def transpose_conv2d(input_shape: Shape, filter_shape: Shape, strides: Sequence[
     _pairs(dilations, 2, "dilations")
     _pairs(pad, 4, "pad [top, bottom, left, right]")
     cout, kh, kw, cin = filter_shape
-    _require(cin == input_shape[3],
-             f"filter input channels ({cin}) must equal input channels ({input_shape[3]})")
-    _require(min(strides) >= 1 and min(dilations) >= 1,
-             "strides and dilations must be >= 1")
+    _require(
+        cin == input_shape[3],
+        f"filter input channels ({cin}) must equal input channels ({input_shape[3]})",
+    )
+    _require(
+        min(strides) >= 1 and min(dilations) >= 1, "strides and dilations must be >= 1"
+    )
     _require(pad[0] >= 0 and pad[2] >= 0, f"leading crop must be >= 0, got {list(pad)}")
     extents = []
-    for size, k, s, d, lo, hi in ((input_shape[1], kh, strides[0], dilations[0], pad[0],
-                                   pad[1]),
-                                  (input_shape[2], kw, strides[1], dilations[1], pad[2],
-                                   pad[3])):
+    for what, size, k, s, d, lo, hi in (
+        ("height", input_shape[1], kh, strides[0], dilations[0], pad[0], pad[1]),
+        ("width", input_shape[2], kw, strides[1], dilations[1], pad[2], pad[3]),
+    ):
         extent = (size - 1) * s + d * (k - 1) + 1 - lo - hi
-        _require(extent >= 1, f"crop {lo}+{hi} leaves no output")
+        _require(extent >= 1, f"{what}: crop {lo}+{hi} leaves no output")
         extents.append(extent)
     return (input_shape[0], extents[0], extents[1], cout)
 
 
-def pool2d(input_shape: Shape, kernel: Sequence[int], strides: Sequence[int],
-           pad: Sequence[int]) -> Shape:
+def pool2d(
+    input_shape: Shape, kernel: Sequence[int], strides: Sequence[int], pad: Sequence[int]
+) -> Shape:
     """NHWC pooling window [KH, KW] -> NHWC output with the same channels."""
     _rank(input_shape, 4, "input")
     _pairs(kernel, 2, "kernel")
@@ -147,8 +177,10 @@ def broadcast(*shapes: Shape) -> Shape:
     for axis in range(rank):
         sizes = {s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0}
         sizes.discard(1)
-        _require(len(sizes) <= 1,
-                 f"shapes {[list(s) for s in shapes]} are not broadcast-compatible")
+        _require(
+            len(sizes) <= 1,
+            f"shapes {[list(s) for s in shapes]} are not broadcast-compatible",
+        )
         result.append(sizes.pop() if sizes else 1)
     return tuple(result)
 
@@ -195,7 +227,7 @@ def concat(shapes: Sequence[Shape], axis: int) -> Shape:
                 f"input #{i} has size {s[d]} in dimension {d}, expected {shapes[0][d]}",
             )
     total = sum(s[axis] for s in shapes)
-    return (*shapes[0][:axis], total, *shapes[0][axis + 1:])
+    return (*shapes[0][:axis], total, *shapes[0][axis + 1 :])
 
 
 def split(input_shape: Shape, axis: int, sizes: Sequence[int]) -> list[Shape]:
@@ -207,23 +239,30 @@ def split(input_shape: Shape, axis: int, sizes: Sequence[int]) -> list[Shape]:
         f"split sizes {list(sizes)} add up to {sum(sizes)}, not the axis size "
         f"{input_shape[axis]}",
     )
-    return [(*input_shape[:axis], s, *input_shape[axis + 1:]) for s in sizes]
+    return [(*input_shape[:axis], s, *input_shape[axis + 1 :]) for s in sizes]
 
 
 def slice_(input_shape: Shape, start: Sequence[int], size: Shape) -> Shape:
     """A window of `size` starting at `start` (both per dimension, in range)."""
-    _require(len(start) == len(input_shape),
-             f"start has {len(start)} values for rank {len(input_shape)}")
-    _require(len(size) == len(input_shape),
-             f"result rank {len(size)} differs from input rank {len(input_shape)}")
+    _require(
+        len(start) == len(input_shape),
+        f"start has {len(start)} values for rank {len(input_shape)}",
+    )
+    _require(
+        len(size) == len(input_shape),
+        f"result rank {len(size)} differs from input rank {len(input_shape)}",
+    )
     for d, (b, n, dim) in enumerate(zip(start, size, input_shape, strict=True)):
-        _require(0 <= b and n >= 0 and b + n <= dim,
-                 f"dimension {d}: start {b} + size {n} exceeds {dim}")
+        _require(
+            b >= 0 and n >= 0 and b + n <= dim,
+            f"dimension {d}: start {b} + size {n} exceeds {dim}",
+        )
     return tuple(size)
 
 
-def strided_slice(input_shape: Shape, begin: Sequence[int], end: Sequence[int],
-                  strides: Sequence[int]) -> Shape:
+def strided_slice(
+    input_shape: Shape, begin: Sequence[int], end: Sequence[int], strides: Sequence[int]
+) -> Shape:
     """Python slicing ``x[b0:e0:s0, ...]`` with resolved (non-negative) begin indices.
 
     `end` may be -1 with a negative stride (run to the front). Importers resolve masks
@@ -237,41 +276,46 @@ def strided_slice(input_shape: Shape, begin: Sequence[int], end: Sequence[int],
         _require(s != 0, f"dimension {d}: stride must not be 0")
         _require(0 <= b <= dim, f"dimension {d}: begin {b} is outside [0, {dim}]")
         _require(-1 <= e <= dim, f"dimension {d}: end {e} is outside [-1, {dim}]")
-        if s > 0:
-            count = max(0, -(-(e - b) // s))
-        else:
-            count = max(0, -(-(b - e) // -s))
-        result.append(count)
+        # ceil((e - b) / s) elements, or none when the range runs the other way
+        result.append(max(0, -((b - e) // s)))
     return tuple(result)
 
 
 def transpose(input_shape: Shape, perm: Sequence[int]) -> Shape:
     """Permutation of dimensions: result[i] = input[perm[i]]."""
-    _require(sorted(perm) == list(range(len(input_shape))),
-             f"perm {list(perm)} is not a permutation of {len(input_shape)} dimensions")
+    _require(
+        sorted(perm) == list(range(len(input_shape))),
+        f"perm {list(perm)} is not a permutation of {len(input_shape)} dimensions",
+    )
     return tuple(input_shape[p] for p in perm)
 
 
 def pad(input_shape: Shape, pads: Sequence[int]) -> Shape:
     """`pads` = [before0, after0, before1, after1, ...], each >= 0."""
-    _require(len(pads) == 2 * len(input_shape),
-             f"pads needs {2 * len(input_shape)} values, got {len(pads)}")
+    _require(
+        len(pads) == 2 * len(input_shape),
+        f"pads needs {2 * len(input_shape)} values, got {len(pads)}",
+    )
     _require(min(pads, default=0) >= 0, f"pads must be >= 0, got {list(pads)}")
     return tuple(d + pads[2 * i] + pads[2 * i + 1] for i, d in enumerate(input_shape))
 
 
 def tile(input_shape: Shape, multiples: Sequence[int]) -> Shape:
     """Repeat each dimension `multiples[i]` times."""
-    _require(len(multiples) == len(input_shape),
-             f"multiples has {len(multiples)} values for rank {len(input_shape)}")
-    _require(min(multiples, default=1) >= 1, f"multiples must be >= 1, got {list(multiples)}")
+    _require(
+        len(multiples) == len(input_shape),
+        f"multiples has {len(multiples)} values for rank {len(input_shape)}",
+    )
+    _require(
+        min(multiples, default=1) >= 1, f"multiples must be >= 1, got {list(multiples)}"
+    )
     return tuple(d * m for d, m in zip(input_shape, multiples, strict=True))
 
 
 def gather(data_shape: Shape, indices_shape: Shape, axis: int) -> Shape:
     """data[..., indices, ...] along `axis`."""
     axis = normalize_axis(axis, len(data_shape))
-    return (*data_shape[:axis], *indices_shape, *data_shape[axis + 1:])
+    return (*data_shape[:axis], *indices_shape, *data_shape[axis + 1 :])
 
 
 def depth_to_space(input_shape: Shape, block: int) -> Shape:
@@ -279,8 +323,10 @@ def depth_to_space(input_shape: Shape, block: int) -> Shape:
     _rank(input_shape, 4, "input")
     _require(block >= 1, f"block size must be >= 1, got {block}")
     n, h, w, c = input_shape
-    _require(c % (block * block) == 0,
-             f"channels ({c}) must be divisible by block size squared ({block * block})")
+    _require(
+        c % (block * block) == 0,
+        f"channels ({c}) must be divisible by block size squared ({block * block})",
+    )
     return (n, h * block, w * block, c // (block * block))
 
 
@@ -289,15 +335,19 @@ def space_to_depth(input_shape: Shape, block: int) -> Shape:
     _rank(input_shape, 4, "input")
     _require(block >= 1, f"block size must be >= 1, got {block}")
     n, h, w, c = input_shape
-    _require(h % block == 0 and w % block == 0,
-             f"height ({h}) and width ({w}) must be divisible by block size ({block})")
+    _require(
+        h % block == 0 and w % block == 0,
+        f"height ({h}) and width ({w}) must be divisible by block size ({block})",
+    )
     return (n, h // block, w // block, c * block * block)
 
 
 def broadcast_to(input_shape: Shape, target: Shape) -> Shape:
     """Broadcast `input_shape` to exactly `target`."""
-    _require(broadcast(input_shape, target) == tuple(target),
-             f"shape {list(input_shape)} does not broadcast to {list(target)}")
+    _require(
+        broadcast(input_shape, target) == tuple(target),
+        f"shape {list(input_shape)} does not broadcast to {list(target)}",
+    )
     return tuple(target)
 
 
