@@ -45,6 +45,7 @@ STORAGE_TYPES: dict[str, tuple[np.dtype, int, int]] = {
     "u16": (np.dtype(np.uint16), 0, 65535),
     "i16": (np.dtype(np.int16), -32768, 32767),
     "i32": (np.dtype(np.int32), -(2**31), 2**31 - 1),
+    "i64": (np.dtype(np.int64), -(2**63), 2**63 - 1),
 }
 
 

@@ -40,10 +40,12 @@ class ActivationAttr(EnumAttribute[Activation], SpacedOpaqueSyntaxAttribute):
 
 
 class PadMode(StrEnum):
-    """How `synap.pad` fills the border."""
+    """How `synap.pad` fills the border: `reflect` mirrors without repeating the edge
+    (abc -> cb|abc|ba), `symmetric` mirrors including it (ba|abc|cb), `edge` repeats it."""
 
     CONSTANT = "constant"
     REFLECT = "reflect"
+    SYMMETRIC = "symmetric"
     EDGE = "edge"
 
 

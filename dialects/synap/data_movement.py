@@ -170,11 +170,14 @@ class PadOp(SynapOp):
 
     def verify_semantics(self) -> None:
         props = self.props()
-        if props["mode"] == PadMode.REFLECT:
+        if props["mode"] in (PadMode.REFLECT, PadMode.SYMMETRIC):
+            limit_offset = 1 if props["mode"] == PadMode.REFLECT else 0
             for axis, size in enumerate(shape_of(self.input)):
-                if max(props["pads"][2 * axis : 2 * axis + 2]) >= size:
+                if max(props["pads"][2 * axis : 2 * axis + 2]) > size - limit_offset:
+                    bound = "<" if limit_offset else "<="
                     self.fail(
-                        f"reflect padding of dimension {axis} must be < its size {size}"
+                        f"{props['mode']} padding of dimension {axis} must be {bound} its "
+                        f"size {size}"
                     )
 
 

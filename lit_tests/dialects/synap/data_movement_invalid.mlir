@@ -575,3 +575,12 @@ func.func @f(%a: tensor<2xf32>, %b: tensor<2xi8>) {
   %0 = synap.concat %a, %b {layer_name = "cat", axis = 0 : i64} : (tensor<2xf32>, tensor<2xi8>) -> tensor<4xf32>
   func.return
 }
+
+// -----
+
+// pad: symmetric padding may repeat the whole dimension but not more.
+// CHECK: synap.pad "sym": symmetric padding of dimension 0 must be <= its size 2
+func.func @f(%x: tensor<2xf32>) {
+  %0 = synap.pad %x {layer_name = "sym", pads = array<i64: 3, 0>, mode = #synap<pad_mode symmetric>} : (tensor<2xf32>) -> tensor<5xf32>
+  func.return
+}

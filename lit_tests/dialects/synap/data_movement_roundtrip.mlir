@@ -138,8 +138,11 @@ func.func @pad(%x: tensor<1x4x4x3xf32>, %q: tensor<3x!quant.uniform<u8:f32, 0.5:
   // Edge padding.
   // CHECK-NEXT: %4 = synap.pad %x {pads = array<i64: 0, 0, 5, 5, 5, 5, 0, 0>, mode = #synap<pad_mode edge>} : (tensor<1x4x4x3xf32>) -> tensor<1x14x14x3xf32>
   %4 = synap.pad %x {pads = array<i64: 0, 0, 5, 5, 5, 5, 0, 0>, mode = #synap<pad_mode edge>} : (tensor<1x4x4x3xf32>) -> tensor<1x14x14x3xf32>
+  // Symmetric padding (mirrors including the edge; may repeat the whole dimension).
+  // CHECK-NEXT: %5 = synap.pad %x {pads = array<i64: 0, 0, 4, 0, 0, 4, 0, 0>, mode = #synap<pad_mode symmetric>} : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
+  %6 = synap.pad %x {pads = array<i64: 0, 0, 4, 0, 0, 4, 0, 0>, mode = #synap<pad_mode symmetric>} : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
   // Quantized, with a real-valued pad value.
-  // CHECK-NEXT: %5 = synap.pad %q {pads = array<i64: 1, 2>, value = 2.500000e+00 : f32} : (tensor<3x!quant.uniform<u8:f32, 0.5:10>>) -> tensor<6x!quant.uniform<u8:f32, 0.5:10>>
+  // CHECK-NEXT: %6 = synap.pad %q {pads = array<i64: 1, 2>, value = 2.500000e+00 : f32} : (tensor<3x!quant.uniform<u8:f32, 0.5:10>>) -> tensor<6x!quant.uniform<u8:f32, 0.5:10>>
   %5 = synap.pad %q {pads = array<i64: 1, 2>, value = 2.500000e+00 : f32} : (tensor<3x!quant.uniform<u8:f32, 0.5:10>>) -> tensor<6x!quant.uniform<u8:f32, 0.5:10>>
   // CHECK-NEXT: func.return
   func.return
