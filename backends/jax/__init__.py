@@ -1,0 +1,1 @@
+"""The JAX backend: lowers synap IR to jitted JAX functions with TFLite arithmetic."""

@@ -1,0 +1,1 @@
+"""JAX kernels, one module per synap op module (`ops/conv.py` runs `synap.conv2d`, ...)."""

@@ -1,0 +1,152 @@
+"""Kernels of `dialects/synap/data_movement.py`. They move stored values, so they work on
+float and quantized tensors alike as long as no requantization is needed."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap import data_movement as dm
+from synapc.dialects.synap.attributes import DepthToSpaceMode, PadMode
+from synapc.dialects.synap.base import element_of, shape_of
+
+
+def _same_quantization(op: dm.SynapOp) -> None:
+    """Moving stored integers is only exact when every operand and result share one
+    quantization; otherwise the op needs requantization (not here yet)."""
+    types = {element_of(v) for v in (*op.operands, *op.results)
+             if isinstance(element_of(v), UniformQuantizedType)}  # fmt: skip
+    if len(types) > 1:
+        raise UnsupportedOpError(f"{op.name} with requantization is not supported yet")
+
+
+@kernel(dm.ConcatOp)
+def concat(op: dm.ConcatOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
+    """Concatenation."""
+    _same_quantization(op)
+    return [jnp.concatenate(args, axis=op.props()["axis"])]
+
+
+@kernel(dm.SplitOp)
+def split(op: dm.SplitOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
+    """Consecutive pieces along the axis, sized by the result types."""
+    _same_quantization(op)
+    axis = op.props()["axis"]
+    sizes = [shape_of(r)[axis] for r in op.outputs]
+    return jnp.split(args[0], np.cumsum(sizes)[:-1].tolist(), axis=axis)
+
+
+@kernel(dm.SliceOp)
+def slice_(op: dm.SliceOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
+    """A static window."""
+    _same_quantization(op)
+    start = op.props()["start"]
+    size = shape_of(op.output)
+    return [lax.slice(args[0], start, [b + n for b, n in zip(start, size, strict=True)])]
+
+
+@kernel(dm.StridedSliceOp)
+def strided_slice(
+    op: dm.StridedSliceOp, args: list[jax.Array], ctx: LoweringContext
+) -> list[jax.Array]:
+    """Python slicing with resolved begin / end / strides."""
+    _same_quantization(op)
+    p = op.props()
+    index = tuple(
+        slice(b, None if e == -1 else e, s)
+        for b, e, s in zip(p["begin"], p["end"], p["strides"], strict=True)
+    )
+    return [args[0][index]]
+
+
+@kernel(dm.ReshapeOp, dm.BroadcastToOp)
+def reshape(
+    op: dm.ReshapeOp, args: list[jax.Array], ctx: LoweringContext
+) -> list[jax.Array]:
+    """Row-major reshape, or NumPy broadcast, to the result shape."""
+    _same_quantization(op)
+    shape = shape_of(op.output)
+    if isinstance(op, dm.BroadcastToOp):
+        return [jnp.broadcast_to(args[0], shape)]
+    return [jnp.reshape(args[0], shape)]
+
+
+@kernel(dm.TransposeOp)
+def transpose(
+    op: dm.TransposeOp, args: list[jax.Array], ctx: LoweringContext
+) -> list[jax.Array]:
+    """Dimension permutation."""
+    _same_quantization(op)
+    return [jnp.transpose(args[0], op.props()["perm"])]
+
+
+_NUMPY_PAD_MODES = {PadMode.REFLECT: "reflect", PadMode.SYMMETRIC: "symmetric",
+                    PadMode.EDGE: "edge"}  # fmt: skip
+
+
+@kernel(dm.PadOp)
+def pad(op: dm.PadOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
+    """Constant, reflect, symmetric or edge padding; a quantized constant pad stores the
+    pad value quantized with the result's parameters."""
+    _same_quantization(op)
+    p = op.props()
+    widths = [(p["pads"][2 * i], p["pads"][2 * i + 1]) for i in range(args[0].ndim)]
+    if p["mode"] != PadMode.CONSTANT:
+        return [jnp.pad(args[0], widths, mode=_NUMPY_PAD_MODES[p["mode"]])]
+    value = p["value"]
+    element = element_of(op.output)
+    if isinstance(element, UniformQuantizedType):
+        q = np.round(value / element.scale) + element.zero_point
+        value = int(np.clip(q, element.storage_min, element.storage_max))
+    return [jnp.pad(args[0], widths, constant_values=jnp.asarray(value, args[0].dtype))]
+
+
+@kernel(dm.TileOp)
+def tile(op: dm.TileOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
+    """Repetition along each dimension."""
+    _same_quantization(op)
+    return [jnp.tile(args[0], op.props()["multiples"])]
+
+
+@kernel(dm.GatherOp)
+def gather(op: dm.GatherOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
+    """Slices at integer indices; negative indices count from the end."""
+    _same_quantization(op)
+    axis = op.props()["axis"]
+    data, indices = args
+    size = data.shape[axis]
+    indices = jnp.where(indices < 0, indices + size, indices)
+    return [jnp.take(data, indices, axis=axis, mode="clip")]
+
+
+@kernel(dm.DepthToSpaceOp)
+def depth_to_space(
+    op: dm.DepthToSpaceOp, args: list[jax.Array], ctx: LoweringContext
+) -> list[jax.Array]:
+    """NHWC depth to space in DCR (TFLite) or CRD order."""
+    _same_quantization(op)
+    p = op.props()
+    b = p["block_size"]
+    n, h, w, c = args[0].shape
+    depth = c // (b * b)
+    if p["mode"] == DepthToSpaceMode.DCR:
+        y = args[0].reshape(n, h, w, b, b, depth).transpose(0, 1, 3, 2, 4, 5)
+    else:
+        y = args[0].reshape(n, h, w, depth, b, b).transpose(0, 1, 4, 2, 5, 3)
+    return [y.reshape(n, h * b, w * b, depth)]
+
+
+@kernel(dm.SpaceToDepthOp)
+def space_to_depth(
+    op: dm.SpaceToDepthOp, args: list[jax.Array], ctx: LoweringContext
+) -> list[jax.Array]:
+    """NHWC space to depth (TFLite order)."""
+    _same_quantization(op)
+    b = op.props()["block_size"]
+    n, h, w, c = args[0].shape
+    y = args[0].reshape(n, h // b, b, w // b, b, c).transpose(0, 1, 3, 2, 4, 5)
+    return [y.reshape(n, h // b, w // b, c * b * b)]

@@ -1,0 +1,1010 @@
+"""TFLite importer: a `.tflite` flatbuffer becomes a `synapc.Model` in the synap dialect.
+
+Tensors keep their TFLite types: quantized tensors become `!quant.uniform` element types
+(per-tensor or per-axis), constant buffers become WeightStore arrays viewed straight out
+of the file bytes (no copy). Operators are converted by one small function each, listed in
+`CONVERTERS`; an operator not listed fails with a message naming it, its index and its
+output tensor. TFLite has no layer names, so each op takes its first output tensor's name
+as `layer_name` and the operator index as `layer_index`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tflite
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap import activation as act
+from synapc.dialects.synap import conv, conversion, data_movement, elementwise, pool, reduce
+from synapc.dialects.synap import resize as resize_ops
+from synapc.dialects.synap.attributes import (
+    Activation,
+    CoordinateMode,
+    NearestRounding,
+    PadMode,
+    ResizeMode,
+)
+from synapc.dialects.synap.base import SynapOp, shape_of
+from synapc.dtypes import element_type_for
+from synapc.errors import SynapcError
+from synapc.model import Model, TensorInfo
+from synapc.weights import WeightStore
+
+_NUMPY_TYPES: dict[int, np.dtype] = {
+    tflite.TensorType.FLOAT32: np.dtype(np.float32),
+    tflite.TensorType.FLOAT16: np.dtype(np.float16),
+    tflite.TensorType.FLOAT64: np.dtype(np.float64),
+    tflite.TensorType.INT32: np.dtype(np.int32),
+    tflite.TensorType.UINT8: np.dtype(np.uint8),
+    tflite.TensorType.INT64: np.dtype(np.int64),
+    tflite.TensorType.BOOL: np.dtype(np.bool_),
+    tflite.TensorType.INT16: np.dtype(np.int16),
+    tflite.TensorType.INT8: np.dtype(np.int8),
+    tflite.TensorType.UINT16: np.dtype(np.uint16),
+}
+_STORAGE = {
+    "int8": "i8",
+    "uint8": "u8",
+    "int16": "i16",
+    "uint16": "u16",
+    "int32": "i32",
+    "int64": "i64",
+}
+_OPCODE_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if k.isupper()}
+_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if k.isupper()}
+_ACTIVATIONS = {
+    tflite.ActivationFunctionType.NONE: Activation.NONE,
+    tflite.ActivationFunctionType.RELU: Activation.RELU,
+    tflite.ActivationFunctionType.RELU6: Activation.RELU6,
+    tflite.ActivationFunctionType.RELU_N1_TO_1: Activation.RELU_N1_TO_1,
+}
+
+
+class _Op:
+    """One TFLite operator as the converters see it."""
+
+    def __init__(self, importer: _Importer, index: int, raw: Any, name: str):
+        self.importer = importer
+        self.index = index
+        self.raw = raw
+        self.name = name
+        self.inputs = [int(i) for i in _as_list(raw.InputsAsNumpy())]
+        self.outputs = [int(o) for o in _as_list(raw.OutputsAsNumpy())]
+
+    def options(self, options_class: type) -> Any:
+        """The builtin options table, decoded as `options_class` (None if absent)."""
+        table = self.raw.BuiltinOptions()
+        if table is None:
+            return None
+        options = options_class()
+        options.Init(table.Bytes, table.Pos)
+        return options
+
+    def input(self, i: int) -> int | None:
+        """Tensor index of input `i`, or None when absent (-1) or past the end."""
+        if i >= len(self.inputs) or self.inputs[i] < 0:
+            return None
+        return self.inputs[i]
+
+    @property
+    def source(self) -> dict[str, Any]:
+        """`layer_name` / `layer_index` keyword arguments for `SynapOp.make`."""
+        return {
+            "layer_name": self.importer.tensor_name(self.outputs[0]),
+            "layer_index": self.index,
+        }
+
+    def fail(self, message: str) -> SynapcError:
+        """An error naming this operator, its index and its output tensor."""
+        out = self.importer.tensor_name(self.outputs[0]) if self.outputs else "?"
+        return SynapcError(
+            f"{self.importer.path}: operator {self.index} ({self.name}, output '{out}'): "
+            f"{message}"
+        )
+
+
+def _as_list(value: Any) -> list[int]:
+    # flatbuffers returns 0 instead of an empty array for absent vectors
+    return [] if isinstance(value, int) else value.tolist()
+
+
+class _Importer:
+    """State of one import: tensors seen so far and the ops emitted."""
+
+    def __init__(self, path: Path, data: bytes):
+        self.path = path
+        self.data = data
+        self.model = tflite.Model.GetRootAs(data, 0)
+        if self.model.SubgraphsLength() < 1:
+            raise SynapcError(f"{path}: the model has no subgraph")
+        self.graph = self.model.Subgraphs(0)
+        self.weights = WeightStore()
+        self.values: dict[int, SSAValue] = {}
+        self.ops: list[Operation] = []
+
+    # -- tensors ---------------------------------------------------------------------
+    def tensor_name(self, t: int) -> str:
+        """The TFLite name of tensor `t`."""
+        name = self.graph.Tensors(t).Name()
+        return name.decode("utf-8", "replace") if name else f"tensor_{t}"
+
+    def shape(self, t: int) -> tuple[int, ...]:
+        """The static shape of tensor `t` (dynamic dimensions read as their stored size)."""
+        tensor = self.graph.Tensors(t)
+        return tuple(int(d) for d in _as_list(tensor.ShapeAsNumpy()))
+
+    def numpy_dtype(self, t: int) -> np.dtype:
+        """The numpy dtype of tensor `t`'s values."""
+        code = self.graph.Tensors(t).Type()
+        if code not in _NUMPY_TYPES:
+            kind = _TYPE_NAMES.get(code, str(code))
+            raise SynapcError(
+                f"{self.path}: tensor '{self.tensor_name(t)}' has unsupported type {kind}"
+            )
+        return _NUMPY_TYPES[code]
+
+    def element_type(self, t: int) -> Attribute:
+        """The IR element type of tensor `t` (quantized when it has scales)."""
+        dtype = self.numpy_dtype(t)
+        q = self.graph.Tensors(t).Quantization()
+        if q is None or q.ScaleLength() == 0 or dtype.kind not in "iu":
+            return element_type_for(dtype)
+        storage = _STORAGE.get(dtype.name)
+        if storage is None:
+            raise SynapcError(
+                f"{self.path}: tensor '{self.tensor_name(t)}' is quantized "
+                f"with unsupported type {dtype}"
+            )
+        scales = q.ScaleAsNumpy().astype(np.float64)
+        zero_points = (
+            q.ZeroPointAsNumpy() if q.ZeroPointLength() else np.zeros(len(scales), np.int64)
+        ).astype(np.int64)
+        if len(scales) == 1:
+            return UniformQuantizedType.per_tensor(
+                storage, float(scales[0]), int(zero_points[0])
+            )
+        if len(zero_points) == 1:
+            zero_points = np.full(len(scales), zero_points[0], np.int64)
+        return UniformQuantizedType.per_axis(
+            storage, q.QuantizedDimension(), scales, zero_points
+        )
+
+    def tensor_type(self, t: int) -> TensorType[Attribute]:
+        """The IR tensor type of tensor `t`."""
+        return TensorType(self.element_type(t), self.shape(t))
+
+    def constant_array(self, t: int) -> np.ndarray | None:
+        """A constant tensor's values viewed in the file bytes; None if not constant."""
+        buffer_index = self.graph.Tensors(t).Buffer()
+        if buffer_index <= 0:
+            return None
+        buffer = self.model.Buffers(buffer_index)
+        if buffer.Offset() > 1:  # large models keep buffers after the flatbuffer
+            raw = np.frombuffer(self.data, np.uint8, buffer.Size(), buffer.Offset())
+        elif buffer.DataLength() > 0:
+            raw = buffer.DataAsNumpy()
+        else:
+            return None
+        dtype = self.numpy_dtype(t)
+        shape = self.shape(t)
+        count = int(np.prod(shape, dtype=np.int64))
+        if raw.size != count * dtype.itemsize:
+            raise SynapcError(
+                f"{self.path}: buffer of tensor '{self.tensor_name(t)}' has "
+                f"{raw.size} bytes, its shape {list(shape)} of {dtype} needs "
+                f"{count * dtype.itemsize}"
+            )
+        return raw.view(dtype).reshape(shape)
+
+    def const_ints(self, op: _Op, i: int, what: str) -> list[int]:
+        """Input `i` of `op`, which must be a constant integer tensor, as Python ints."""
+        t = op.input(i)
+        array = None if t is None else self.constant_array(t)
+        if array is None:
+            raise op.fail(f"{what} (input {i}) must be a constant")
+        return [int(v) for v in array.reshape(-1)]
+
+    def value(self, t: int) -> SSAValue:
+        """The SSA value of tensor `t`, emitting a constant op for constant tensors."""
+        if t in self.values:
+            return self.values[t]
+        array = self.constant_array(t)
+        if array is None:
+            raise SynapcError(
+                f"{self.path}: tensor '{self.tensor_name(t)}' is used before it is computed"
+            )
+        op = self.weights.constant(array, self.tensor_name(t), self.tensor_type(t))
+        self.ops.append(op)
+        self.values[t] = op.results[0]
+        return op.results[0]
+
+    # -- emitting --------------------------------------------------------------------
+    def emit(self, op: SynapOp, *outputs: int) -> SynapOp:
+        """Append `op` and bind its results to the TFLite tensors `outputs`."""
+        self.ops.append(op)
+        for t, result in zip(outputs, op.results, strict=False):
+            self.values[t] = result
+        return op
+
+    def run(self) -> Model:
+        """Convert the whole main subgraph."""
+        inputs = [int(t) for t in _as_list(self.graph.InputsAsNumpy())]
+        outputs = [int(t) for t in _as_list(self.graph.OutputsAsNumpy())]
+        input_types = [self.tensor_type(t) for t in inputs]
+        func = FuncOp("main", (input_types, []))
+        for t, arg in zip(inputs, func.body.block.args, strict=True):
+            self.values[t] = arg
+        for index in range(self.graph.OperatorsLength()):
+            raw = self.graph.Operators(index)
+            name = self._opcode_name(raw.OpcodeIndex())
+            op = _Op(self, index, raw, name)
+            converter = CONVERTERS.get(name)
+            if converter is None:
+                raise op.fail("operator is not supported")
+            try:
+                converter(self, op)
+            except SynapcError:
+                raise
+            except Exception as error:  # a verifier or shape rule rejected the layer
+                raise op.fail(str(error).splitlines()[0]) from None
+        results = [self.value(t) for t in outputs]
+        func.body.block.add_ops([*self.ops, ReturnOp(*results)])
+        func.function_type = FunctionType.from_lists(input_types, [r.type for r in results])
+        module = ModuleOp([func])
+        module.verify()
+        return Model(
+            module=module,
+            weights=self.weights,
+            inputs=[
+                TensorInfo(self.tensor_name(t), self.shape(t), self.element_type(t))
+                for t in inputs
+            ],
+            outputs=[
+                TensorInfo(self.tensor_name(t), tuple(shape_of(r)), r.type.element_type)
+                for t, r in zip(outputs, results, strict=True)
+            ],
+            source=str(self.path),
+        )
+
+    def _opcode_name(self, opcode_index: int) -> str:
+        code = self.model.OperatorCodes(opcode_index)
+        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+        if builtin == tflite.BuiltinOperator.CUSTOM:
+            custom = code.CustomCode()
+            return custom.decode("utf-8", "replace") if custom else "CUSTOM"
+        return _OPCODE_NAMES.get(builtin, f"BUILTIN_{builtin}")
+
+
+def import_tflite(path: str | Path) -> Model:
+    """Import a `.tflite` file; a corrupt or unsupported file raises `SynapcError`."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise SynapcError(f"{path}: cannot read: {error.strerror}") from None
+    if len(data) < 8 or data[4:8] != b"TFL3":
+        raise SynapcError(f"{path}: not a TFLite model (no TFL3 file identifier)")
+    try:
+        return _Importer(path, data).run()
+    except SynapcError:
+        raise
+    except Exception as error:  # truncated or corrupt flatbuffer
+        raise SynapcError(
+            f"{path}: corrupt TFLite model ({type(error).__name__}: {error})"
+        ) from None
+
+
+# ======================================================================================
+# Converters: one function per TFLite operator.
+# ======================================================================================
+Converter = Callable[[_Importer, _Op], None]
+CONVERTERS: dict[str, Converter] = {}
+
+
+def converts(*names: str) -> Callable[[Converter], Converter]:
+    """Register a converter for the TFLite operators `names`."""
+
+    def register(function: Converter) -> Converter:
+        for name in names:
+            CONVERTERS[name] = function
+        return function
+
+    return register
+
+
+def _activation(op: _Op, code: int) -> Activation:
+    if code not in _ACTIVATIONS:
+        raise op.fail(f"fused activation {code} is not supported")
+    return _ACTIVATIONS[code]
+
+
+def _same_padding(size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
+    """TensorFlow's SAME padding: output ceil(size / stride), extra padding at the end."""
+    effective = (kernel - 1) * dilation + 1
+    out = -(-size // stride)
+    total = max((out - 1) * stride + effective - size, 0)
+    return total // 2, total - total // 2
+
+
+def _padding(
+    op: _Op,
+    code: int,
+    hw: tuple[int, int],
+    kernel: tuple[int, int],
+    strides: tuple[int, int],
+    dilations: tuple[int, int],
+) -> tuple[int, ...]:
+    if code == tflite.Padding.VALID:
+        return (0, 0, 0, 0)
+    if code != tflite.Padding.SAME:
+        raise op.fail(f"padding {code} is not supported")
+    top, bottom = _same_padding(hw[0], kernel[0], strides[0], dilations[0])
+    left, right = _same_padding(hw[1], kernel[1], strides[1], dilations[1])
+    return (top, bottom, left, right)
+
+
+def _out_type(imp: _Importer, op: _Op, i: int = 0) -> TensorType[Attribute]:
+    return imp.tensor_type(op.outputs[i])
+
+
+def _with_activation(
+    imp: _Importer, op: _Op, build: Callable[[TensorType[Any]], SynapOp], code: int
+) -> None:
+    """Emit `build(result type)`, then a clamp for a fused activation the op cannot hold."""
+    activation = _activation(op, code)
+    if activation == Activation.NONE:
+        imp.emit(build(_out_type(imp, op)), op.outputs[0])
+        return
+    inner = imp.emit(build(_out_type(imp, op)))
+    low, high = activation.bounds
+    bounds = {k: v for k, v in (("min", low), ("max", high)) if v is not None}
+    imp.emit(
+        act.ClampOp.make(inner, result_types=[_out_type(imp, op)], **bounds, **op.source),
+        op.outputs[0],
+    )
+
+
+@converts("CONV_2D")
+def _conv2d(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.Conv2DOptions)
+    x, w = op.inputs[0], op.inputs[1]
+    bias = op.input(2)
+    in_shape, w_shape = imp.shape(x), imp.shape(w)
+    strides, dilations = (
+        (o.StrideH(), o.StrideW()),
+        (o.DilationHFactor(), o.DilationWFactor()),
+    )
+    pad = _padding(op, o.Padding(), in_shape[1:3], w_shape[1:3], strides, dilations)
+    imp.emit(
+        conv.Conv2DOp.make(
+            imp.value(x),
+            imp.value(w),
+            None if bias is None else imp.value(bias),
+            strides=strides,
+            dilations=dilations,
+            pad=pad,
+            groups=in_shape[3] // w_shape[3],
+            activation=_activation(op, o.FusedActivationFunction()),
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("DEPTHWISE_CONV_2D")
+def _depthwise(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.DepthwiseConv2DOptions)
+    x, w = op.inputs[0], op.inputs[1]
+    bias = op.input(2)
+    strides, dilations = (
+        (o.StrideH(), o.StrideW()),
+        (o.DilationHFactor(), o.DilationWFactor()),
+    )
+    pad = _padding(
+        op, o.Padding(), imp.shape(x)[1:3], imp.shape(w)[1:3], strides, dilations
+    )
+    imp.emit(
+        conv.DepthwiseConv2DOp.make(
+            imp.value(x),
+            imp.value(w),
+            None if bias is None else imp.value(bias),
+            strides=strides,
+            dilations=dilations,
+            pad=pad,
+            activation=_activation(op, o.FusedActivationFunction()),
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("TRANSPOSE_CONV")
+def _transpose_conv(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.TransposeConvOptions)
+    w, x = op.inputs[1], op.inputs[2]
+    bias = op.input(3)
+    out_shape = imp.shape(op.outputs[0])
+    strides = (o.StrideH(), o.StrideW())
+    kernel = imp.shape(w)[1:3]
+    in_hw = imp.shape(x)[1:3]
+    pads: list[int] = []
+    for axis in range(2):
+        full = (in_hw[axis] - 1) * strides[axis] + kernel[axis]
+        before = 0
+        if o.Padding() == tflite.Padding.SAME:
+            total = max(
+                (in_hw[axis] - 1) * strides[axis] + kernel[axis] - out_shape[1 + axis], 0
+            )
+            before = total // 2
+        pads += [before, full - out_shape[1 + axis] - before]
+    activation = Activation.NONE
+    if o.FusedActivationFunction():
+        activation = _activation(op, o.FusedActivationFunction())
+    imp.emit(
+        conv.TransposeConv2DOp.make(
+            imp.value(x),
+            imp.value(w),
+            None if bias is None else imp.value(bias),
+            strides=strides,
+            pad=pads,
+            activation=activation,
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("FULLY_CONNECTED")
+def _fully_connected(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.FullyConnectedOptions)
+    if (
+        o is not None
+        and o.WeightsFormat() != tflite.FullyConnectedOptionsWeightsFormat.DEFAULT
+    ):
+        raise op.fail("shuffled weights are not supported")
+    x, w = op.inputs[0], op.inputs[1]
+    bias = op.input(2)
+    value = imp.value(x)
+    features = imp.shape(w)[1]
+    out_type = _out_type(imp, op)
+    in_shape = imp.shape(x)
+    keep = o is not None and o.KeepNumDims()
+    if not keep and len(in_shape) != 2:
+        flat = TensorType(
+            imp.element_type(x), [int(np.prod(in_shape)) // features, features]
+        )
+        value = imp.emit(data_movement.ReshapeOp.make(value, result_types=[flat])).results[
+            0
+        ]
+    activation = _activation(op, o.FusedActivationFunction() if o is not None else 0)
+    imp.emit(
+        conv.FullyConnectedOp.make(
+            value,
+            imp.value(w),
+            None if bias is None else imp.value(bias),
+            activation=activation,
+            result_types=[out_type],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("BATCH_MATMUL")
+def _batch_matmul(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.BatchMatMulOptions)
+    imp.emit(
+        elementwise_like(
+            conv.MatMulOp,
+            imp,
+            op,
+            transpose_lhs=bool(o and o.AdjX()),
+            transpose_rhs=bool(o and o.AdjY()),
+        ),
+        op.outputs[0],
+    )
+
+
+def elementwise_like(
+    op_class: type[SynapOp], imp: _Importer, op: _Op, **props: Any
+) -> SynapOp:
+    """`op_class` applied to all inputs of `op`, typed like its first output."""
+    return op_class.make(
+        *[imp.value(t) for t in op.inputs],
+        result_types=[_out_type(imp, op)],
+        **props,
+        **op.source,
+    )
+
+
+@converts("AVERAGE_POOL_2D", "MAX_POOL_2D")
+def _pool(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.Pool2DOptions)
+    x = op.inputs[0]
+    kernel, strides = (o.FilterHeight(), o.FilterWidth()), (o.StrideH(), o.StrideW())
+    pad = _padding(op, o.Padding(), imp.shape(x)[1:3], kernel, strides, (1, 1))
+    op_class = pool.AvgPool2DOp if op.name == "AVERAGE_POOL_2D" else pool.MaxPool2DOp
+    imp.emit(
+        op_class.make(
+            imp.value(x),
+            kernel=kernel,
+            strides=strides,
+            pad=pad,
+            activation=_activation(op, o.FusedActivationFunction()),
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+_REDUCTIONS = {
+    "MEAN": reduce.ReduceMeanOp,
+    "SUM": reduce.ReduceSumOp,
+    "REDUCE_MAX": reduce.ReduceMaxOp,
+    "REDUCE_MIN": reduce.ReduceMinOp,
+}
+
+
+@converts(*_REDUCTIONS)
+def _reduce(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.ReducerOptions)
+    rank = len(imp.shape(op.inputs[0]))
+    axes = sorted({a % rank for a in imp.const_ints(op, 1, "axes")})
+    imp.emit(
+        _REDUCTIONS[op.name].make(
+            imp.value(op.inputs[0]),
+            axes=axes,
+            keep_dims=bool(o and o.KeepDims()),
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+_BINARY_WITH_ACTIVATION = {
+    "ADD": (elementwise.AddOp, tflite.AddOptions),
+    "SUB": (elementwise.SubOp, tflite.SubOptions),
+    "MUL": (elementwise.MulOp, tflite.MulOptions),
+    "DIV": (elementwise.DivOp, tflite.DivOptions),
+}
+
+
+@converts(*_BINARY_WITH_ACTIVATION)
+def _binary_with_activation(imp: _Importer, op: _Op) -> None:
+    op_class, options_class = _BINARY_WITH_ACTIVATION[op.name]
+    o = op.options(options_class)
+    code = o.FusedActivationFunction() if o is not None else 0
+    imp.emit(
+        elementwise_like(op_class, imp, op, activation=_activation(op, code)), op.outputs[0]
+    )
+
+
+_SIMPLE = {
+    "MAXIMUM": elementwise.MaximumOp,
+    "MINIMUM": elementwise.MinimumOp,
+    "SQUARED_DIFFERENCE": elementwise.SquaredDifferenceOp,
+    "POW": elementwise.PowOp,
+    "PRELU": elementwise.PReluOp,
+    "LOGISTIC": act.SigmoidOp,
+    "TANH": act.TanhOp,
+    "HARD_SWISH": act.HardSwishOp,
+    "ELU": act.EluOp,
+    "EXP": act.ExpOp,
+    "LOG": act.LogOp,
+    "SQRT": act.SqrtOp,
+    "RSQRT": act.RsqrtOp,
+    "ABS": act.AbsOp,
+    "NEG": act.NegOp,
+    "SQUARE": act.SquareOp,
+    "LOG_SOFTMAX": act.LogSoftmaxOp,
+}
+
+
+@converts(*_SIMPLE)
+def _simple(imp: _Importer, op: _Op) -> None:
+    imp.emit(elementwise_like(_SIMPLE[op.name], imp, op), op.outputs[0])
+
+
+_CLAMPS = {
+    "RELU": (0.0, None),
+    "RELU6": (0.0, 6.0),
+    "RELU_N1_TO_1": (-1.0, 1.0),
+    "RELU_0_TO_1": (0.0, 1.0),
+}
+
+
+@converts(*_CLAMPS)
+def _clamp(imp: _Importer, op: _Op) -> None:
+    low, high = _CLAMPS[op.name]
+    bounds = {k: v for k, v in (("min", low), ("max", high)) if v is not None}
+    imp.emit(elementwise_like(act.ClampOp, imp, op, **bounds), op.outputs[0])
+
+
+@converts("LEAKY_RELU")
+def _leaky_relu(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.LeakyReluOptions)
+    imp.emit(elementwise_like(act.LeakyReluOp, imp, op, alpha=o.Alpha()), op.outputs[0])
+
+
+@converts("GELU")
+def _gelu(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.GeluOptions)
+    imp.emit(
+        elementwise_like(act.GeluOp, imp, op, approximate=bool(o and o.Approximate())),
+        op.outputs[0],
+    )
+
+
+@converts("SOFTMAX")
+def _softmax(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.SoftmaxOptions)
+    imp.emit(
+        elementwise_like(act.SoftmaxOp, imp, op, beta=o.Beta() if o else 1.0), op.outputs[0]
+    )
+
+
+@converts("L2_NORMALIZATION")
+def _l2_normalize(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.L2NormOptions)
+    code = o.FusedActivationFunction() if o is not None else 0
+    _with_activation(
+        imp,
+        op,
+        lambda t: act.L2NormalizeOp.make(
+            imp.value(op.inputs[0]), axis=-1, epsilon=1e-6, result_types=[t], **op.source
+        ),
+        code,
+    )
+
+
+@converts("CONCATENATION")
+def _concat(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.ConcatenationOptions)
+    values = [imp.value(t) for t in op.inputs]
+    _with_activation(
+        imp,
+        op,
+        lambda t: data_movement.ConcatOp.make(
+            values,
+            axis=o.Axis() % len(imp.shape(op.inputs[0])),
+            result_types=[t],
+            **op.source,
+        ),
+        o.FusedActivationFunction(),
+    )
+
+
+def _emit_split(imp: _Importer, op: _Op, x: int, axis: int) -> None:
+    types = [imp.tensor_type(t) for t in op.outputs]
+    imp.emit(
+        data_movement.SplitOp.make(
+            imp.value(x), axis=axis % len(imp.shape(x)), result_types=types, **op.source
+        ),
+        *op.outputs,
+    )
+
+
+@converts("SPLIT")
+def _split(imp: _Importer, op: _Op) -> None:
+    _emit_split(imp, op, op.inputs[1], imp.const_ints(op, 0, "axis")[0])
+
+
+@converts("SPLIT_V")
+def _split_v(imp: _Importer, op: _Op) -> None:
+    _emit_split(imp, op, op.inputs[0], imp.const_ints(op, 2, "axis")[0])
+
+
+@converts("SLICE")
+def _slice(imp: _Importer, op: _Op) -> None:
+    begin = imp.const_ints(op, 1, "begin")
+    imp.emit(
+        data_movement.SliceOp.make(
+            imp.value(op.inputs[0]),
+            start=begin,
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("STRIDED_SLICE")
+def _strided_slice(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.StridedSliceOptions)
+    shape = imp.shape(op.inputs[0])
+    begin = imp.const_ints(op, 1, "begin")
+    end = imp.const_ints(op, 2, "end")
+    strides = imp.const_ints(op, 3, "strides")
+    if o is not None and (o.EllipsisMask() or o.NewAxisMask()):
+        raise op.fail("ellipsis_mask and new_axis_mask are not supported")
+    begin_mask = o.BeginMask() if o else 0
+    end_mask = o.EndMask() if o else 0
+    shrink = o.ShrinkAxisMask() if o else 0
+    offset = bool(o and o.Offset())
+    b_out, e_out, s_out = [], [], []
+    for d, size in enumerate(shape):
+        if d >= len(begin):
+            b_out.append(0), e_out.append(size), s_out.append(1)
+            continue
+        s = strides[d]
+        b, e = begin[d], end[d] + (begin[d] if offset else 0)
+        if shrink >> d & 1:
+            b = b + size if b < 0 else b
+            b_out.append(b), e_out.append(b + 1), s_out.append(1)
+            continue
+        if begin_mask >> d & 1:
+            b = 0 if s > 0 else size - 1
+        else:
+            b = b + size if b < 0 else b
+            b = min(max(b, 0), size) if s > 0 else min(max(b, -1), size - 1)
+        if end_mask >> d & 1:
+            e = size if s > 0 else -1
+        else:
+            e = e + size if e < 0 else e
+            e = min(max(e, 0), size) if s > 0 else min(max(e, -1), size - 1)
+        b_out.append(max(b, 0) if s > 0 else b)
+        e_out.append(e)
+        s_out.append(s)
+    value = imp.value(op.inputs[0])
+    out_type = _out_type(imp, op)
+    sliced = data_movement.StridedSliceOp.make(
+        value,
+        begin=b_out,
+        end=e_out,
+        strides=s_out,
+        element_type=out_type.element_type,
+        **op.source,
+    )
+    if shape_of(sliced.results[0]) == out_type.get_shape():
+        imp.emit(sliced, op.outputs[0])
+        return
+    imp.emit(sliced)
+    imp.emit(data_movement.ReshapeOp.make(sliced, result_types=[out_type]), op.outputs[0])
+
+
+@converts("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
+def _reshape(imp: _Importer, op: _Op) -> None:
+    imp.emit(
+        data_movement.ReshapeOp.make(
+            imp.value(op.inputs[0]), result_types=[_out_type(imp, op)], **op.source
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("TRANSPOSE")
+def _transpose(imp: _Importer, op: _Op) -> None:
+    perm = imp.const_ints(op, 1, "perm")
+    imp.emit(
+        data_movement.TransposeOp.make(
+            imp.value(op.inputs[0]),
+            perm=perm,
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("PAD", "PADV2", "MIRROR_PAD")
+def _pad(imp: _Importer, op: _Op) -> None:
+    pads = imp.const_ints(op, 1, "paddings")
+    props: dict[str, Any] = {"pads": pads}
+    if op.name == "MIRROR_PAD":
+        o = op.options(tflite.MirrorPadOptions)
+        props["mode"] = (
+            PadMode.REFLECT
+            if o.Mode() == tflite.MirrorPadMode.REFLECT
+            else PadMode.SYMMETRIC
+        )
+    elif op.name == "PADV2" and op.input(2) is not None:
+        raw = imp.constant_array(op.inputs[2])
+        if raw is None:
+            raise op.fail("constant_values (input 2) must be a constant")
+        element = imp.element_type(op.inputs[2])
+        value = float(raw.reshape(-1)[0])
+        if isinstance(element, UniformQuantizedType):
+            value = element.scale * (value - element.zero_point)
+        props["value"] = value
+    imp.emit(
+        data_movement.PadOp.make(
+            imp.value(op.inputs[0]), **props, result_types=[_out_type(imp, op)], **op.source
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
+def _resize(imp: _Importer, op: _Op) -> None:
+    bilinear = op.name == "RESIZE_BILINEAR"
+    o = op.options(
+        tflite.ResizeBilinearOptions if bilinear else tflite.ResizeNearestNeighborOptions
+    )
+    align = bool(o and o.AlignCorners())
+    half = bool(o and o.HalfPixelCenters())
+    coords = (
+        CoordinateMode.ALIGN_CORNERS
+        if align
+        else CoordinateMode.HALF_PIXEL
+        if half
+        else CoordinateMode.ASYMMETRIC
+    )
+    rounding = NearestRounding.FLOOR
+    if not bilinear and (align or half):
+        rounding = NearestRounding.ROUND_PREFER_CEIL
+    imp.emit(
+        resize_ops.ResizeOp.make(
+            imp.value(op.inputs[0]),
+            mode=ResizeMode.BILINEAR if bilinear else ResizeMode.NEAREST,
+            coordinate_mode=coords,
+            nearest_rounding=rounding,
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("DEPTH_TO_SPACE")
+def _depth_to_space(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.DepthToSpaceOptions)
+    imp.emit(
+        elementwise_like(data_movement.DepthToSpaceOp, imp, op, block_size=o.BlockSize()),
+        op.outputs[0],
+    )
+
+
+@converts("SPACE_TO_DEPTH")
+def _space_to_depth(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.SpaceToDepthOptions)
+    imp.emit(
+        elementwise_like(data_movement.SpaceToDepthOp, imp, op, block_size=o.BlockSize()),
+        op.outputs[0],
+    )
+
+
+@converts("GATHER")
+def _gather(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.GatherOptions)
+    if o is not None and o.BatchDims():
+        raise op.fail("batch_dims is not supported")
+    rank = len(imp.shape(op.inputs[0]))
+    axis = (o.Axis() if o else 0) % rank
+    imp.emit(elementwise_like(data_movement.GatherOp, imp, op, axis=axis), op.outputs[0])
+
+
+@converts("ARG_MAX", "ARG_MIN")
+def _arg_reduce(imp: _Importer, op: _Op) -> None:
+    axis = imp.const_ints(op, 1, "axis")[0] % len(imp.shape(op.inputs[0]))
+    op_class = reduce.ArgMaxOp if op.name == "ARG_MAX" else reduce.ArgMinOp
+    imp.emit(
+        op_class.make(
+            imp.value(op.inputs[0]),
+            axis=axis,
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("PACK")
+def _pack(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.PackOptions)
+    out_type = _out_type(imp, op)
+    axis = o.Axis() % len(out_type.get_shape())
+    pieces = []
+    for t in op.inputs:
+        shape = list(imp.shape(t))
+        shape.insert(axis, 1)
+        piece_type = TensorType(imp.element_type(t), shape)
+        pieces.append(
+            imp.emit(
+                data_movement.ReshapeOp.make(imp.value(t), result_types=[piece_type])
+            ).results[0]
+        )
+    imp.emit(
+        data_movement.ConcatOp.make(
+            pieces, axis=axis, result_types=[out_type], **op.source
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("UNPACK")
+def _unpack(imp: _Importer, op: _Op) -> None:
+    o = op.options(tflite.UnpackOptions)
+    shape = list(imp.shape(op.inputs[0]))
+    axis = o.Axis() % len(shape)
+    piece_shape = [*shape[:axis], 1, *shape[axis + 1 :]]
+    element = imp.element_type(op.inputs[0])
+    split = imp.emit(
+        data_movement.SplitOp.make(
+            imp.value(op.inputs[0]),
+            axis=axis,
+            result_types=[TensorType(element, piece_shape)] * len(op.outputs),
+            **op.source,
+        )
+    )
+    for result, t in zip(split.results, op.outputs, strict=True):
+        imp.emit(data_movement.ReshapeOp.make(result, result_types=[imp.tensor_type(t)]), t)
+
+
+@converts("TILE")
+def _tile(imp: _Importer, op: _Op) -> None:
+    multiples = imp.const_ints(op, 1, "multiples")
+    imp.emit(
+        data_movement.TileOp.make(
+            imp.value(op.inputs[0]),
+            multiples=multiples,
+            result_types=[_out_type(imp, op)],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("BROADCAST_TO")
+def _broadcast_to(imp: _Importer, op: _Op) -> None:
+    imp.emit(
+        data_movement.BroadcastToOp.make(
+            imp.value(op.inputs[0]), result_types=[_out_type(imp, op)], **op.source
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("CAST")
+def _cast(imp: _Importer, op: _Op) -> None:
+    imp.emit(
+        conversion.CastOp.make(
+            imp.value(op.inputs[0]), result_types=[_out_type(imp, op)], **op.source
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("QUANTIZE")
+def _quantize(imp: _Importer, op: _Op) -> None:
+    imp.emit(
+        conversion.QuantizeOp.make(
+            imp.value(op.inputs[0]), result_types=[_out_type(imp, op)], **op.source
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("DEQUANTIZE")
+def _dequantize(imp: _Importer, op: _Op) -> None:
+    x = op.inputs[0]
+    array = imp.constant_array(x)
+    if array is not None and array.dtype == np.float16:
+        # float16 weights (mediapipe style): fold into float32 weights once, at import.
+        t = op.outputs[0]
+        folded = imp.weights.constant(
+            array.astype(np.float32), imp.tensor_name(t), imp.tensor_type(t)
+        )
+        imp.ops.append(folded)
+        imp.values[t] = folded.results[0]
+        return
+    op_class = (
+        conversion.DequantizeOp
+        if isinstance(imp.element_type(x), UniformQuantizedType)
+        else conversion.CastOp
+    )  # float16 activations are a cast
+    imp.emit(
+        op_class.make(imp.value(x), result_types=[_out_type(imp, op)], **op.source),
+        op.outputs[0],
+    )

@@ -1,0 +1,59 @@
+"""`synapc.Model`: an imported model, i.e. IR plus weights plus its I/O description."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute
+
+from synapc.dialects.quant import UniformQuantizedType
+from synapc.dtypes import numpy_dtype
+from synapc.mlir_io import print_module
+from synapc.weights import WeightStore
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """A model input or output as the user sees it: name, shape, dtype, quantization."""
+
+    name: str
+    shape: tuple[int, ...]
+    element_type: Attribute
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype of the values the user passes or receives."""
+        return numpy_dtype(self.element_type)
+
+    @property
+    def quantization(self) -> UniformQuantizedType | None:
+        """The quantization of the tensor, or None for float and plain integer tensors."""
+        t = self.element_type
+        return t if isinstance(t, UniformQuantizedType) else None
+
+
+@dataclass
+class Model:
+    """An imported model: its module (entry function `main`), the weights the module's
+    handles refer to, and the ordered model inputs and outputs."""
+
+    module: ModuleOp
+    weights: WeightStore
+    inputs: list[TensorInfo]
+    outputs: list[TensorInfo]
+    source: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def main(self) -> FuncOp:
+        """The entry function."""
+        for op in self.module.body.block.ops:
+            if isinstance(op, FuncOp) and op.sym_name.data == "main":
+                return op
+        raise LookupError("model has no @main function")
+
+    def __str__(self) -> str:
+        return print_module(self.module)

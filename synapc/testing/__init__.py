@@ -1,0 +1,1 @@
+"""Test helpers: small models (such as `.tflite` files) built without their frameworks."""
