@@ -25,31 +25,39 @@ Single vs double rounding
 TFLite has two builds of ``MultiplyByQuantizedMultiplier`` (MBQM), chosen at compile time by
 the ``TFLITE_SINGLE_ROUNDING`` macro:
 
-* double rounding (macro unset or 0; the gemmlowp / ARM NEON scheme):
-  ``RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x * 2**left, m), right)`` -- two
-  roundings, ties of the final shift away from zero.
-* single rounding (``TFLITE_SINGLE_ROUNDING=1``): ``(x * m + 2**(30 - shift)) >> (31 -
-  shift)`` in int64 -- one rounding, ties upward. It also changes the host side:
-  QuantizeMultiplier saturates ``shift > 30`` to ``(2**31 - 1, 30)`` and
-  PreprocessSoftmaxScaling caps the multiplier at ``2**30 - 1`` instead of ``2**31 - 1``.
+* double rounding (macro unset or 0, TFLite's default; the gemmlowp / ARM NEON scheme):
+  ``RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x * 2**left, m), right)`` -- the
+  high multiply rounds ties toward +inf, then (for negative shifts) the rounding shift
+  rounds again with ties away from zero.
+* single rounding (``TFLITE_SINGLE_ROUNDING=1``, an opt-in build flag):
+  ``(x * m + 2**(30 - shift)) >> (31 - shift)`` in int64 -- one rounding, ties toward +inf.
+  It also changes the host side: QuantizeMultiplier saturates ``shift > 30`` to
+  ``(2**31 - 1, 30)`` and PreprocessSoftmaxScaling caps at ``2**30 - 1``, not ``2**31 - 1``.
 
-The macro switches *every* kernel at once (conv, depthwise conv, fully connected, transpose
-conv, mul, mean/sum, requantize, prelu/leaky relu/relu, batch matmul, 16-bit softmax's exp
-scaling, ...: ``MultiplyByQuantizedMultiplier``; add/sub and quantized comparisons:
-``...SmallerThanOneExp``; uint8/int8 softmax and log-softmax: ``...GreaterThanOne``). In the
-double build the three entry points differ only in which shift range they accept; in the
-single build the last two are plain aliases of MBQM.
+The macro switches every caller at once: ``MultiplyByQuantizedMultiplier`` (conv, depthwise
+conv, transpose conv, mul, batch matmul, requantize, mean/sum, prelu / leaky relu / relu,
+int16 softmax's exp scaling), ``...SmallerThanOneExp`` (add, sub, quantized comparisons) and
+``...GreaterThanOne`` (uint8/int8 softmax and log-softmax). In the double build the three
+entry points differ only in the shift range they accept; in the single build the last two
+are aliases of MBQM.
 
-The pip ``ai-edge-litert`` 2.3.0 wheel (the one this project tests against) is a
-**single-rounding** build: a one-op int8 FULLY_CONNECTED model run with ``BUILTIN_REF`` over
-262,144 consecutive accumulators and six random output scales matched the single-rounding
-formula on every output and differed from the double-rounding formula on 124-235 outputs per
-scale (the cases where the two formulas disagree). :data:`DEFAULT_ROUNDING` is therefore
-``"single"``; every function that depends on the build takes a ``rounding`` argument.
+The pip ``ai-edge-litert`` 2.3.0 wheel is a **double-rounding** build, so
+:data:`DEFAULT_ROUNDING` is ``"double"``. Evidence (one-op models run with
+``OpResolverType.BUILTIN_REF``, power-of-two scales so that exact ties occur, where double
+rounding sends negative ties away from zero and single rounding toward +inf): int8
+CONV_2D and DEPTHWISE_CONV_2D (per-tensor and per-channel), MUL, BATCH_MATMUL and
+QUANTIZE (int8 -> int8) matched the double-rounding MBQM on every output and missed the
+single-rounding one on 32-128 of them; ADD and SUB matched double rounding on all 65,536
+input pairs and missed single rounding on 8,192-16,512.
 
-The int64-accumulator MBQM overload (16x8 kernels with int64 bias) is the same in both
-builds (it rounds a 16-bit reduced multiplier once), see
-:func:`multiply_by_quantized_multiplier_int64`.
+Not every kernel uses MBQM. In that wheel the reference FULLY_CONNECTED (int8 per-tensor,
+int8 per-channel and 16x8 with int64 bias) rescales in float64:
+``int32(std::round(double(acc) * (double(s_in) * double(s_w) / double(s_out))))`` matched
+every output while both MBQM builds missed 64-289; int8 LOGISTIC / TANH are float32 lookup
+tables (:func:`lut_populate_int8`). The 16x8 CONV_2D with int64 bias uses the int64 MBQM
+overload (:func:`multiply_by_quantized_multiplier_int64`, identical in both builds: it
+rounds a 16-bit reduced multiplier once), which matched every output where the float64
+formula missed 4,225.
 
 gemmlowp FixedPoint formats
 ---------------------------
@@ -81,8 +89,8 @@ from jax import lax
 
 Rounding = Literal["single", "double"]
 
-DEFAULT_ROUNDING: Rounding = "single"
-"""The MBQM build of the pip ``ai-edge-litert`` 2.x wheel (see the module docstring)."""
+DEFAULT_ROUNDING: Rounding = "double"
+"""The MBQM build of the pip ``ai-edge-litert`` 2.3 wheel (see the module docstring)."""
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
@@ -116,13 +124,13 @@ def quantize_multiplier(
 
     ``real ~= multiplier * 2**(shift - 31)`` with ``multiplier`` in ``[2**30, 2**31)``: the
     mantissa from ``frexp`` is rounded (ties away from zero) to 31 fractional bits; a
-    mantissa that rounds up to ``2**31`` becomes ``2**30`` with ``shift + 1``; ``shift <
-    -31`` (real below about 2**-32) flushes to ``(0, 0)``; 0 gives ``(0, 0)``; in the
-    single-rounding build ``shift > 30`` saturates to ``(2**31 - 1, 30)``. Negative
+    mantissa that rounds up to ``2**31`` becomes ``2**30`` with ``shift + 1``;
+    ``shift < -31`` (real below about 2**-32) flushes to ``(0, 0)``; 0 gives ``(0, 0)``; in
+    the single-rounding build ``shift > 30`` saturates to ``(2**31 - 1, 30)``. Negative
     multipliers give negative mantissas, as in TFLite. Vectorized: per-channel arrays give
     arrays of the same shape (scalars give 0-d arrays). Compute ``real`` in float64 the way
-    the kernel's Prepare does (float32 scales widened to double), e.g. ``float(s_in) *
-    float(s_w) / float(s_out)``.
+    the kernel's Prepare does (float32 scales widened to double), e.g.
+    ``float(s_in) * float(s_w) / float(s_out)``.
     """
     _check_rounding(rounding)
     r = np.asarray(real, dtype=np.float64)
@@ -427,9 +435,9 @@ def saturating_rounding_multiply_by_pot(
 def saturating_rounding_multiply_by_pot_param(
     x: ArrayLike, exponent: ArrayLike
 ) -> jax.Array:
-    """TFLite ``SaturatingRoundingMultiplyByPOTParam`` (int32): saturating ``x *
-    2**exponent`` for a run-time ``exponent`` in [0, 31] (array allowed); exponent 0 returns
-    ``x``."""
+    """TFLite ``SaturatingRoundingMultiplyByPOTParam`` (int32): saturating
+    ``x * 2**exponent`` for a run-time ``exponent`` in [0, 31] (array allowed); exponent 0
+    returns ``x``."""
     x, e = jnp.broadcast_arrays(_i32(x), _i32(exponent))
     ec = jnp.clip(e, 0, 31)
     threshold = (jnp.int32(1) << (31 - ec)) - 1  # ec == 0 wraps; masked below
@@ -479,9 +487,9 @@ def multiply_by_quantized_multiplier_double_rounding(
 
     ``RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x * 2**left, multiplier),
     right)`` with ``left = max(shift, 0)``, ``right = max(-shift, 0)``; ``x * 2**left``
-    wraps like the C++. ``shift`` in [-31, 31], arrays broadcast (per-channel). Used by
-    every kernel that calls MBQM in TFLite builds without ``TFLITE_SINGLE_ROUNDING`` (and by
-    TFLite Micro's default)."""
+    wraps like the C++. ``shift`` in [-31, 31], arrays broadcast (per-channel). This is
+    what every MBQM caller computes in builds without ``TFLITE_SINGLE_ROUNDING``, including
+    the pip ``ai-edge-litert`` 2.3 wheel (the default here)."""
     x, m, s = jnp.broadcast_arrays(_i32(x), _i32(multiplier), _i32(shift))
     left = jnp.clip(s, 0, 31)
     right = jnp.clip(-s, 0, 31)
@@ -494,7 +502,7 @@ def multiply_by_quantized_multiplier_single_rounding(
     x: ArrayLike, multiplier: ArrayLike, shift: ArrayLike
 ) -> jax.Array:
     """TFLite ``MultiplyByQuantizedMultiplier(int32_t, ...)``, ``TFLITE_SINGLE_ROUNDING=1``
-    build (the pip ``ai-edge-litert`` 2.x wheel).
+    build (not the pip ``ai-edge-litert`` 2.3 wheel; some TFLite Micro / CMSIS builds).
 
     ``int32((int64(x) * multiplier + 2**(30 - shift)) >> (31 - shift))``: one rounding, ties
     toward +inf, a result outside int32 wraps like the C++ cast. ``shift`` in [-31, 30] as
@@ -516,9 +524,11 @@ def multiply_by_quantized_multiplier(
     times ``m * 2**(shift - 31)`` rounded to an int32, in the chosen build (see the module
     docstring).
 
-    Used by conv / depthwise conv / fully connected / transpose conv (also 16x8 ones with
-    int32 bias), MUL, MEAN/SUM, requantization, PRELU / LEAKY_RELU / RELU*, BATCH_MATMUL and
-    the exp-input scaling of int16 SOFTMAX."""
+    Verified against ``BUILTIN_REF`` (ai-edge-litert 2.3, double build) for int8 CONV_2D,
+    DEPTHWISE_CONV_2D (per-tensor and per-channel), MUL, BATCH_MATMUL and QUANTIZE
+    (requantize); in the reference sources also TRANSPOSE_CONV, MEAN/SUM, PRELU,
+    LEAKY_RELU, quantized RELU/RELU6 and the exp-input scaling of int16 SOFTMAX. Not
+    FULLY_CONNECTED, which rescales in float64 in that wheel (module docstring)."""
     _check_rounding(rounding)
     if rounding == "single":
         return multiply_by_quantized_multiplier_single_rounding(x, multiplier, shift)
@@ -579,7 +589,9 @@ def multiply_by_quantized_multiplier_int64(
     bits, ``rm = (m + 2**15) >> 16`` (``0x7FFF`` when ``m >= 0x7FFF0000``), then
     ``int32((x * rm + 2**(14 - shift)) >> (15 - shift))``: one rounding, ties toward +inf,
     wrapping like the C++ cast. Domain as TFLite asserts: ``|x| < 2**47``, ``m >= 0``,
-    ``shift`` in [-31, 7]."""
+    ``shift`` in [-31, 7]. The reduced multiplier makes this coarser than the int32 MBQM
+    (15-bit precision). ai-edge-litert 2.3's 16x8 CONV_2D with int64 bias uses it (checked);
+    its 16x8 FULLY_CONNECTED rescales in float64 instead (module docstring)."""
     hi, lo, m, s = jnp.broadcast_arrays(
         _i32(x_hi), _u32(x_lo), _i32(multiplier), _i32(shift)
     )
@@ -625,8 +637,8 @@ def _const(raw32: int, raw_bits: int) -> int:
 
 
 def _one(integer_bits: int, raw_bits: int) -> int:
-    """``FixedPoint::One()``: the raw maximum for 0 integer bits, else ``1 <<
-    fractional``."""
+    """``FixedPoint::One()``: the raw maximum for 0 integer bits, else
+    ``1 << fractional_bits``."""
     if integer_bits == 0:
         return (1 << (raw_bits - 1)) - 1
     return 1 << (raw_bits - 1 - integer_bits)
@@ -789,8 +801,9 @@ def get_reciprocal(x: ArrayLike, x_integer_digits: int) -> tuple[jax.Array, jax.
 
     ``x`` is normalised by its leading zeros to ``1 + f`` (``f`` in Q0.31) and
     :func:`one_over_one_plus_x_for_x_in_0_1` gives ``1 / (1 + f)``. SOFTMAX calls it on the
-    sum of exps (``x_integer_digits = 12``) and divides by ``2**(num_bits_over_unit + 31 -
-    bits)``. ``x <= 0`` is outside TFLite's domain."""
+    sum of exps (``x_integer_digits = 12``) and divides by
+    ``2**(num_bits_over_unit + 31 - output_bits)``. ``x <= 0`` is outside TFLite's
+    domain."""
     x = _i32(x)
     u = _to_u32(x)
     headroom_plus_one = lax.clz(u)
@@ -986,6 +999,41 @@ SIGMOID_TABLE_UINT16 = np.array([
 """TFLite's ``sigmoid_table_uint16``: sigmoid(i / 24) in 0.16 format, i = 0..255. Data, not
 a formula: 44 entries differ from ``round(65536 * sigmoid(i / 24))``, so it is kept
 verbatim."""
+
+
+logf = _libm_f32("logf", np.log)
+"""float32 ``log`` from the C library (TFLite's ``std::log(float)``)."""
+
+
+def checked_log2(x: float) -> tuple[int, bool]:
+    """TFLite ``CheckedLog2``: ``(round(log2(x)), is_power_of_two)`` computed in float32 as
+    TFLite does (``logf(x) * (1 / logf(2))``, a power of two when the fraction is below
+    1e-3); ``x <= 0`` gives ``(0, False)``."""
+    xf = np.float32(x)
+    if xf <= 0:
+        return 0, False
+    x_log2 = np.float32(logf(xf)) * (np.float32(1) / np.float32(logf(np.float32(2))))
+    rounded = _round_half_away(np.asarray(x_log2, np.float32))
+    return int(rounded), bool(np.abs(x_log2 - rounded) < np.float32(1e-3))
+
+
+def int16_logistic_tanh_params(input_scale: float, *, tanh: bool) -> tuple[int, int]:
+    """TFLite ``SigmoidPrepare`` / ``TanhPrepare`` for int16: ``(input_multiplier,
+    input_left_shift)`` for :func:`logistic_int16` / :func:`tanh_int16`.
+
+    A power-of-two input scale giving ``left_shift = 12 + log2(scale)`` of 0 (logistic) or 0
+    or 1 (tanh) keeps multiplier 0; otherwise ``scale * 4096 * 3`` (double) is doubled while
+    it is at most 32767 / 2 (and the shift at most 30) and truncated to an integer."""
+    log2, pot = checked_log2(input_scale)
+    left_shift = 12 + log2
+    if pot and left_shift in ((0, 1) if tanh else (0,)):
+        return 0, left_shift
+    multiplier = float(np.float32(input_scale)) * 4096.0 * 3.0
+    left_shift = 0
+    while multiplier <= 32767.0 / 2.0 and left_shift <= 30:
+        left_shift += 1
+        multiplier *= 2.0
+    return int(multiplier), left_shift
 
 
 def _int16_lut_input(
