@@ -73,7 +73,11 @@ class Executable:
                                   f"expected {list(info.shape)}")  # fmt: skip
             arrays.append(array.astype(info.dtype, copy=False))
         outputs = self._function(self._params, *arrays)
-        return [np.asarray(o) for o in outputs]
+        # JAX runs without 64-bit mode: int64 results come back as int32 (same values).
+        return [
+            np.asarray(o).astype(info.dtype, copy=False)
+            for o, info in zip(outputs, self.outputs, strict=True)
+        ]
 
 
 def compile(model: Model, target: str = "VS680") -> Executable:

@@ -207,6 +207,8 @@ class _Importer:
         """Input `i` of `op`, which must be a constant integer tensor, as Python ints."""
         t = op.input(i)
         array = None if t is None else self.constant_array(t)
+        if array is None and t is not None and 0 in self.shape(t):
+            return []  # no elements, so no data in the file either (empty reduce axes)
         if array is None:
             raise op.fail(f"{what} (input {i}) must be a constant")
         return [int(v) for v in array.reshape(-1)]
@@ -430,25 +432,65 @@ def _depthwise(imp: _Importer, op: _Op) -> None:
 @converts("TRANSPOSE_CONV")
 def _transpose_conv(imp: _Importer, op: _Op) -> None:
     o = op.options(tflite.TransposeConvOptions)
-    w, x = op.inputs[1], op.inputs[2]
-    bias = op.input(3)
+    code = o.FusedActivationFunction()
+    _emit_transpose_conv(
+        imp,
+        op,
+        op.inputs[2],
+        op.inputs[1],
+        op.input(3),
+        (o.StrideH(), o.StrideW()),
+        o.Padding(),
+        _activation(op, code),
+    )
+
+
+@converts("Convolution2DTransposeBias")
+def _mediapipe_transpose_conv(imp: _Importer, op: _Op) -> None:
+    """MediaPipe's custom transposed convolution: inputs (input, weights, bias); custom
+    options are TfLiteTransposeConvParams as raw int32s (padding, stride_w, stride_h),
+    padding 1 = SAME, 2 = VALID (TfLitePadding)."""
+    raw = op.raw.CustomOptionsAsNumpy()
+    if isinstance(raw, int) or raw.size < 12:
+        raise op.fail("custom options must hold padding, stride_width, stride_height")
+    padding, stride_w, stride_h = (int(v) for v in raw[:12].view("<i4"))
+    codes = {1: tflite.Padding.SAME, 2: tflite.Padding.VALID}
+    if padding not in codes:
+        raise op.fail(f"unknown padding {padding} in custom options")
+    _emit_transpose_conv(
+        imp,
+        op,
+        op.inputs[0],
+        op.inputs[1],
+        op.input(2),
+        (stride_h, stride_w),
+        codes[padding],
+        Activation.NONE,
+    )
+
+
+def _emit_transpose_conv(
+    imp: _Importer,
+    op: _Op,
+    x: int,
+    w: int,
+    bias: int | None,
+    strides: tuple[int, int],
+    padding: int,
+    activation: Activation,
+) -> None:
+    """A TFLite transposed convolution: the output shape is the output tensor's; SAME
+    padding is computed on the output as for a convolution from output to input."""
     out_shape = imp.shape(op.outputs[0])
-    strides = (o.StrideH(), o.StrideW())
     kernel = imp.shape(w)[1:3]
     in_hw = imp.shape(x)[1:3]
     pads: list[int] = []
     for axis in range(2):
         full = (in_hw[axis] - 1) * strides[axis] + kernel[axis]
         before = 0
-        if o.Padding() == tflite.Padding.SAME:
-            total = max(
-                (in_hw[axis] - 1) * strides[axis] + kernel[axis] - out_shape[1 + axis], 0
-            )
-            before = total // 2
+        if padding == tflite.Padding.SAME:
+            before = max(full - out_shape[1 + axis], 0) // 2
         pads += [before, full - out_shape[1 + axis] - before]
-    activation = Activation.NONE
-    if o.FusedActivationFunction():
-        activation = _activation(op, o.FusedActivationFunction())
     imp.emit(
         conv.TransposeConv2DOp.make(
             imp.value(x),
@@ -659,11 +701,13 @@ def _softmax(imp: _Importer, op: _Op) -> None:
 def _l2_normalize(imp: _Importer, op: _Op) -> None:
     o = op.options(tflite.L2NormOptions)
     code = o.FusedActivationFunction() if o is not None else 0
+    # TFLite divides by max(sqrt(sum(x^2)), 1e-6); synap.l2_normalize clamps the sum of
+    # squares, so the same floor is epsilon = (1e-6)^2.
     _with_activation(
         imp,
         op,
         lambda t: act.L2NormalizeOp.make(
-            imp.value(op.inputs[0]), axis=-1, epsilon=1e-6, result_types=[t], **op.source
+            imp.value(op.inputs[0]), axis=-1, epsilon=1e-12, result_types=[t], **op.source
         ),
         code,
     )
@@ -754,7 +798,9 @@ def _strided_slice(imp: _Importer, op: _Op) -> None:
         else:
             e = e + size if e < 0 else e
             e = min(max(e, 0), size) if s > 0 else min(max(e, -1), size - 1)
-        b_out.append(max(b, 0) if s > 0 else b)
+        if s < 0 and b < 0:  # begin clamped before the front: nothing to take
+            b, e = 0, 0
+        b_out.append(b)
         e_out.append(e)
         s_out.append(s)
     value = imp.value(op.inputs[0])
@@ -834,6 +880,10 @@ def _resize(imp: _Importer, op: _Op) -> None:
     )
     align = bool(o and o.AlignCorners())
     half = bool(o and o.HalfPixelCenters())
+    if align and half:
+        # TensorFlow refuses the pair and LiteRT's bilinear kernel too; its nearest kernel
+        # takes round((x + 0.5) * (in - 1) / (out - 1)), which no CoordinateMode spells.
+        raise op.fail("align_corners together with half_pixel_centers is not supported")
     coords = (
         CoordinateMode.ALIGN_CORNERS
         if align

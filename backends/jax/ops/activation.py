@@ -10,7 +10,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from synapc.backends.jax.lowering import LoweringContext, kernel
-from synapc.backends.jax.ops.common import float_only
+from synapc.backends.jax.ops.common import float_only, widen
 from synapc.dialects.synap import activation as act
 
 
@@ -67,8 +67,13 @@ _FLOAT: dict[type, Callable[[jax.Array, dict[str, Any]], jax.Array]] = {
 }
 
 
+#: Ops that sum over an axis: computed in float32 when the tensor is float16.
+_WIDENED = {act.SoftmaxOp, act.LogSoftmaxOp, act.L2NormalizeOp}
+
+
 @kernel(*_FLOAT)
 def unary(op: act._Unary, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
     """Float unary function."""
     float_only(op)
-    return [_FLOAT[type(op)](args[0], op.props()).astype(args[0].dtype)]
+    x = widen(args[0]) if type(op) in _WIDENED else args[0]
+    return [_FLOAT[type(op)](x, op.props()).astype(args[0].dtype)]

@@ -28,3 +28,9 @@ def activate(x: jax.Array, activation: Activation) -> jax.Array:
     if low is None and high is None:
         return x
     return jnp.clip(x, low, high)
+
+
+def widen(x: jax.Array) -> jax.Array:
+    """`x` in float32 when it is a narrower float: sums and dot products accumulate in
+    float32, as the NPU's accumulators do, so float16 layers do not overflow mid-sum."""
+    return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x

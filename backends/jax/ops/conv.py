@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from synapc.backends.jax.lowering import LoweringContext, kernel
-from synapc.backends.jax.ops.common import activate, float_only
+from synapc.backends.jax.ops.common import activate, float_only, widen
 from synapc.dialects.synap import conv
 from synapc.dialects.synap.base import shape_of
 
@@ -15,9 +15,10 @@ _NHWC = ("NHWC", "HWIO", "NHWC")
 
 
 def _finish(op: conv._BiasedLayer, y: jax.Array, args: list[jax.Array]) -> list[jax.Array]:
+    """Add the bias to the (float32) accumulator, activate, and return in input dtype."""
     if len(args) > 2:
-        y = y + args[2]
-    return [activate(y, op.props()["activation"])]
+        y = y + args[2].astype(y.dtype)
+    return [activate(y, op.props()["activation"]).astype(args[0].dtype)]
 
 
 def _pads(pad: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -39,7 +40,7 @@ def conv2d(
         rhs_dilation=p["dilations"],
         dimension_numbers=_NHWC,
         feature_group_count=p["groups"],
-        preferred_element_type=args[0].dtype,
+        preferred_element_type=widen(args[0]).dtype,
     )
     return _finish(op, y, args)
 
@@ -78,7 +79,7 @@ def depthwise_conv2d(
                 ),
                 (1, sh, sw, 1),
             )
-            term = window * w[0, i, j]
+            term = widen(window) * widen(w[0, i, j])
             total = term if total is None else total + term
     return _finish(op, total, args)
 
@@ -106,7 +107,7 @@ def transpose_conv2d(
         lhs_dilation=p["strides"],
         rhs_dilation=p["dilations"],
         dimension_numbers=_NHWC,
-        preferred_element_type=args[0].dtype,
+        preferred_element_type=widen(args[0]).dtype,
     )
     return _finish(op, y, args)
 
@@ -118,7 +119,9 @@ def fully_connected(
     """Float ``x @ w.T + b``."""
     float_only(op)
     return _finish(
-        op, jnp.matmul(args[0], args[1].T, preferred_element_type=args[0].dtype), args
+        op,
+        jnp.matmul(args[0], args[1].T, preferred_element_type=widen(args[0]).dtype),
+        args,
     )
 
 
@@ -134,4 +137,4 @@ def matmul(
         lhs = jnp.swapaxes(lhs, -1, -2)
     if p["transpose_rhs"]:
         rhs = jnp.swapaxes(rhs, -1, -2)
-    return [jnp.matmul(lhs, rhs, preferred_element_type=lhs.dtype)]
+    return [jnp.matmul(lhs, rhs, preferred_element_type=widen(lhs).dtype).astype(lhs.dtype)]

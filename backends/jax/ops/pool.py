@@ -7,7 +7,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from synapc.backends.jax.lowering import LoweringContext, kernel
-from synapc.backends.jax.ops.common import activate, float_only
+from synapc.backends.jax.ops.common import activate, float_only, widen
 from synapc.dialects.synap import pool
 
 
@@ -38,7 +38,7 @@ def avg_pool2d(
     float_only(op)
     p = op.props()
     dims, strides, pads = _window(p)
-    x = args[0]
+    x = widen(args[0])
     total = lax.reduce_window(x, jnp.zeros((), x.dtype), lax.add, dims, strides, pads)
     if p["count_include_pad"]:
         count = jnp.asarray(dims[1] * dims[2], x.dtype)
@@ -47,4 +47,4 @@ def avg_pool2d(
         count = lax.reduce_window(
             ones, jnp.zeros((), x.dtype), lax.add, dims, strides, pads
         )
-    return [activate(total / count, p["activation"])]
+    return [activate(total / count, p["activation"]).astype(args[0].dtype)]

@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 
 from synapc.backends.jax.lowering import LoweringContext, kernel
-from synapc.backends.jax.ops.common import float_only
+from synapc.backends.jax.ops.common import float_only, widen
 from synapc.dialects.synap import reduce
 
 _FLOAT = {
@@ -24,7 +24,8 @@ def reduction(
     """Float reduction over axes."""
     float_only(op)
     p = op.props()
-    return [_FLOAT[type(op)](args[0], axis=p["axes"], keepdims=p["keep_dims"])]
+    result = _FLOAT[type(op)](widen(args[0]), axis=p["axes"], keepdims=p["keep_dims"])
+    return [result.astype(args[0].dtype)]
 
 
 @kernel(reduce.ArgMaxOp, reduce.ArgMinOp)
