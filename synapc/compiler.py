@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from synapc.backends.targets import Target, get_target
 from synapc.context import make_context
+from synapc.dtypes import device_dtype
 from synapc.errors import SynapcError
 from synapc.model import Model, TensorInfo
 
@@ -71,7 +72,7 @@ class Executable:
             if array.shape != info.shape:
                 raise SynapcError(f"input '{info.name}' has shape {list(array.shape)}, "
                                   f"expected {list(info.shape)}")  # fmt: skip
-            arrays.append(array.astype(info.dtype, copy=False))
+            arrays.append(array.astype(device_dtype(info.dtype), copy=False))
         outputs = self._function(self._params, *arrays)
         # JAX runs without 64-bit mode: int64 results come back as int32 (same values).
         return [

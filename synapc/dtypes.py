@@ -70,3 +70,9 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
         unsigned = element_type.signedness.data == Signedness.UNSIGNED
         return np.dtype(f"{'u' if unsigned else ''}int{width}")
     raise TypeError(f"no numpy dtype for element type {element_type}")
+
+
+def device_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype the JAX backend computes `dtype` in: 64-bit integers run as 32-bit (JAX's
+    64-bit mode stays off; indices and shapes fit), converted back at the boundary."""
+    return np.dtype(np.int32) if dtype == np.dtype(np.int64) else dtype

@@ -27,7 +27,7 @@ from xdsl.ir import Operation, SSAValue
 from synapc.backends.targets import Target
 from synapc.dialects.synap.base import element_of, is_float
 from synapc.dialects.synap.constant import ConstantOp
-from synapc.dtypes import numpy_dtype
+from synapc.dtypes import device_dtype, numpy_dtype
 from synapc.weights import WeightStore
 
 
@@ -40,7 +40,7 @@ class LoweringContext:
     def dtype_of(self, value: SSAValue) -> np.dtype:
         """The dtype a value is computed in (float values use the compute dtype)."""
         element = element_of(value)
-        return self.float_dtype if is_float(element) else numpy_dtype(element)
+        return self.float_dtype if is_float(element) else device_dtype(numpy_dtype(element))
 
 
 Kernel = Callable[[Any, list[jax.Array], LoweringContext], Sequence[jax.Array]]
@@ -82,10 +82,12 @@ def lower(func: FuncOp, weights: WeightStore, target: Target):
             array = weights[op.handle]
             if array.dtype.kind == "f":
                 array = array.astype(ctx.float_dtype)
-            params[op.handle] = jnp.asarray(array)
+            params[op.handle] = jnp.asarray(array.astype(device_dtype(array.dtype)))
         elif not isinstance(op, ReturnOp) and type(op) not in KERNELS:
             raise UnsupportedOpError(f"{op.name} has no JAX kernel")
-    output_dtypes = [numpy_dtype(t.element_type) for t in func.function_type.outputs.data]
+    output_dtypes = [
+        device_dtype(numpy_dtype(t.element_type)) for t in func.function_type.outputs.data
+    ]
 
     def run(params: dict[str, jax.Array], *inputs: jax.Array) -> list[jax.Array]:
         env: dict[SSAValue, jax.Array] = {}
