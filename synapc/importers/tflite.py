@@ -820,24 +820,46 @@ def _strided_slice(imp: _Importer, op: _Op) -> None:
     imp.emit(data_movement.ReshapeOp.make(sliced, result_types=[out_type]), op.outputs[0])
 
 
-@converts("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
-def _reshape(imp: _Importer, op: _Op) -> None:
+_UNARY_BY_OUTPUT = {
+    "RESHAPE": data_movement.ReshapeOp,
+    "SQUEEZE": data_movement.ReshapeOp,
+    "EXPAND_DIMS": data_movement.ReshapeOp,
+    "BROADCAST_TO": data_movement.BroadcastToOp,
+    "CAST": conversion.CastOp,
+    "QUANTIZE": conversion.QuantizeOp,
+}
+
+
+@converts(*_UNARY_BY_OUTPUT)
+def _unary_by_output(imp: _Importer, op: _Op) -> None:
+    """Ops of input 0 alone whose result is fully described by the output tensor's type
+    (shape inputs such as RESHAPE's are implied by it)."""
+    op_class = _UNARY_BY_OUTPUT[op.name]
     imp.emit(
-        data_movement.ReshapeOp.make(
+        op_class.make(
             imp.value(op.inputs[0]), result_types=[_out_type(imp, op)], **op.source
         ),
         op.outputs[0],
     )
 
 
-@converts("TRANSPOSE")
-def _transpose(imp: _Importer, op: _Op) -> None:
-    perm = imp.const_ints(op, 1, "perm")
+#: operator -> (op class, the property that constant input 1 becomes)
+_WITH_CONSTANT_LIST = {
+    "TRANSPOSE": (data_movement.TransposeOp, "perm"),
+    "TILE": (data_movement.TileOp, "multiples"),
+}
+
+
+@converts(*_WITH_CONSTANT_LIST)
+def _with_constant_list(imp: _Importer, op: _Op) -> None:
+    """Ops whose input 1 is a constant integer list that becomes a property."""
+    op_class, prop = _WITH_CONSTANT_LIST[op.name]
+    values = imp.const_ints(op, 1, prop)
     imp.emit(
-        data_movement.TransposeOp.make(
+        op_class.make(
             imp.value(op.inputs[0]),
-            perm=perm,
             result_types=[_out_type(imp, op)],
+            **{prop: values},
             **op.source,
         ),
         op.outputs[0],
@@ -990,50 +1012,6 @@ def _unpack(imp: _Importer, op: _Op) -> None:
     )
     for result, t in zip(split.results, op.outputs, strict=True):
         imp.emit(data_movement.ReshapeOp.make(result, result_types=[imp.tensor_type(t)]), t)
-
-
-@converts("TILE")
-def _tile(imp: _Importer, op: _Op) -> None:
-    multiples = imp.const_ints(op, 1, "multiples")
-    imp.emit(
-        data_movement.TileOp.make(
-            imp.value(op.inputs[0]),
-            multiples=multiples,
-            result_types=[_out_type(imp, op)],
-            **op.source,
-        ),
-        op.outputs[0],
-    )
-
-
-@converts("BROADCAST_TO")
-def _broadcast_to(imp: _Importer, op: _Op) -> None:
-    imp.emit(
-        data_movement.BroadcastToOp.make(
-            imp.value(op.inputs[0]), result_types=[_out_type(imp, op)], **op.source
-        ),
-        op.outputs[0],
-    )
-
-
-@converts("CAST")
-def _cast(imp: _Importer, op: _Op) -> None:
-    imp.emit(
-        conversion.CastOp.make(
-            imp.value(op.inputs[0]), result_types=[_out_type(imp, op)], **op.source
-        ),
-        op.outputs[0],
-    )
-
-
-@converts("QUANTIZE")
-def _quantize(imp: _Importer, op: _Op) -> None:
-    imp.emit(
-        conversion.QuantizeOp.make(
-            imp.value(op.inputs[0]), result_types=[_out_type(imp, op)], **op.source
-        ),
-        op.outputs[0],
-    )
 
 
 @converts("DEQUANTIZE")
