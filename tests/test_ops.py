@@ -173,9 +173,6 @@ def test_make_infers_conv_result_and_keeps_source_layer() -> None:
 
 
 def test_make_rejects_unknown_and_ill_typed_properties() -> None:
-    x = module_of([TensorType(f32, [2, 3])], lambda a: [act.SigmoidOp.make(a[0])])
-    arg = next(iter(x.walk()))  # the module; we only need a value below
-    del arg
     func = FuncOp("f", ([TensorType(f32, [2, 3])], []))
     value = func.body.block.args[0]
     with pytest.raises(TypeError, match="has no property 'alpha'"):

@@ -356,6 +356,20 @@ def _out_type(imp: _Importer, op: _Op, i: int = 0) -> TensorType[Attribute]:
     return imp.tensor_type(op.outputs[i])
 
 
+def _emit(
+    imp: _Importer, op: _Op, op_class: type[SynapOp], *operands: Any, **props: Any
+) -> SynapOp:
+    """Emit `op_class` of `operands` (all of `op`'s inputs when none are given), typed
+    like `op`'s first output, carrying its source layer, and bound to that output."""
+    if not operands:
+        operands = tuple(imp.value(t) for t in op.inputs)
+    result_type = _out_type(imp, op)
+    return imp.emit(
+        op_class.make(*operands, result_types=[result_type], **props, **op.source),
+        op.outputs[0],
+    )
+
+
 def _with_activation(
     imp: _Importer, op: _Op, build: Callable[[TensorType[Any]], SynapOp], code: int
 ) -> None:
@@ -367,10 +381,7 @@ def _with_activation(
     inner = imp.emit(build(_out_type(imp, op)))
     low, high = activation.bounds
     bounds = {k: v for k, v in (("min", low), ("max", high)) if v is not None}
-    imp.emit(
-        act.ClampOp.make(inner, result_types=[_out_type(imp, op)], **bounds, **op.source),
-        op.outputs[0],
-    )
+    _emit(imp, op, act.ClampOp, inner, **bounds)
 
 
 @converts("CONV_2D")
@@ -384,20 +395,18 @@ def _conv2d(imp: _Importer, op: _Op) -> None:
         (o.DilationHFactor(), o.DilationWFactor()),
     )
     pad = _padding(op, o.Padding(), in_shape[1:3], w_shape[1:3], strides, dilations)
-    imp.emit(
-        conv.Conv2DOp.make(
-            imp.value(x),
-            imp.value(w),
-            None if bias is None else imp.value(bias),
-            strides=strides,
-            dilations=dilations,
-            pad=pad,
-            groups=in_shape[3] // w_shape[3],
-            activation=_activation(op, o.FusedActivationFunction()),
-            result_types=[_out_type(imp, op)],
-            **op.source,
-        ),
-        op.outputs[0],
+    _emit(
+        imp,
+        op,
+        conv.Conv2DOp,
+        imp.value(x),
+        imp.value(w),
+        None if bias is None else imp.value(bias),
+        strides=strides,
+        dilations=dilations,
+        pad=pad,
+        groups=in_shape[3] // w_shape[3],
+        activation=_activation(op, o.FusedActivationFunction()),
     )
 
 
@@ -413,19 +422,17 @@ def _depthwise(imp: _Importer, op: _Op) -> None:
     pad = _padding(
         op, o.Padding(), imp.shape(x)[1:3], imp.shape(w)[1:3], strides, dilations
     )
-    imp.emit(
-        conv.DepthwiseConv2DOp.make(
-            imp.value(x),
-            imp.value(w),
-            None if bias is None else imp.value(bias),
-            strides=strides,
-            dilations=dilations,
-            pad=pad,
-            activation=_activation(op, o.FusedActivationFunction()),
-            result_types=[_out_type(imp, op)],
-            **op.source,
-        ),
-        op.outputs[0],
+    _emit(
+        imp,
+        op,
+        conv.DepthwiseConv2DOp,
+        imp.value(x),
+        imp.value(w),
+        None if bias is None else imp.value(bias),
+        strides=strides,
+        dilations=dilations,
+        pad=pad,
+        activation=_activation(op, o.FusedActivationFunction()),
     )
 
 
@@ -491,18 +498,16 @@ def _emit_transpose_conv(
         if padding == tflite.Padding.SAME:
             before = max(full - out_shape[1 + axis], 0) // 2
         pads += [before, full - out_shape[1 + axis] - before]
-    imp.emit(
-        conv.TransposeConv2DOp.make(
-            imp.value(x),
-            imp.value(w),
-            None if bias is None else imp.value(bias),
-            strides=strides,
-            pad=pads,
-            activation=activation,
-            result_types=[_out_type(imp, op)],
-            **op.source,
-        ),
-        op.outputs[0],
+    _emit(
+        imp,
+        op,
+        conv.TransposeConv2DOp,
+        imp.value(x),
+        imp.value(w),
+        None if bias is None else imp.value(bias),
+        strides=strides,
+        pad=pads,
+        activation=activation,
     )
 
 
@@ -545,27 +550,12 @@ def _fully_connected(imp: _Importer, op: _Op) -> None:
 @converts("BATCH_MATMUL")
 def _batch_matmul(imp: _Importer, op: _Op) -> None:
     o = op.options(tflite.BatchMatMulOptions)
-    imp.emit(
-        elementwise_like(
-            conv.MatMulOp,
-            imp,
-            op,
-            transpose_lhs=bool(o and o.AdjX()),
-            transpose_rhs=bool(o and o.AdjY()),
-        ),
-        op.outputs[0],
-    )
-
-
-def elementwise_like(
-    op_class: type[SynapOp], imp: _Importer, op: _Op, **props: Any
-) -> SynapOp:
-    """`op_class` applied to all inputs of `op`, typed like its first output."""
-    return op_class.make(
-        *[imp.value(t) for t in op.inputs],
-        result_types=[_out_type(imp, op)],
-        **props,
-        **op.source,
+    _emit(
+        imp,
+        op,
+        conv.MatMulOp,
+        transpose_lhs=bool(o and o.AdjX()),
+        transpose_rhs=bool(o and o.AdjY()),
     )
 
 
@@ -576,17 +566,15 @@ def _pool(imp: _Importer, op: _Op) -> None:
     kernel, strides = (o.FilterHeight(), o.FilterWidth()), (o.StrideH(), o.StrideW())
     pad = _padding(op, o.Padding(), imp.shape(x)[1:3], kernel, strides, (1, 1))
     op_class = pool.AvgPool2DOp if op.name == "AVERAGE_POOL_2D" else pool.MaxPool2DOp
-    imp.emit(
-        op_class.make(
-            imp.value(x),
-            kernel=kernel,
-            strides=strides,
-            pad=pad,
-            activation=_activation(op, o.FusedActivationFunction()),
-            result_types=[_out_type(imp, op)],
-            **op.source,
-        ),
-        op.outputs[0],
+    _emit(
+        imp,
+        op,
+        op_class,
+        imp.value(x),
+        kernel=kernel,
+        strides=strides,
+        pad=pad,
+        activation=_activation(op, o.FusedActivationFunction()),
     )
 
 
@@ -603,15 +591,13 @@ def _reduce(imp: _Importer, op: _Op) -> None:
     o = op.options(tflite.ReducerOptions)
     rank = len(imp.shape(op.inputs[0]))
     axes = sorted({a % rank for a in imp.const_ints(op, 1, "axes")})
-    imp.emit(
-        _REDUCTIONS[op.name].make(
-            imp.value(op.inputs[0]),
-            axes=axes,
-            keep_dims=bool(o and o.KeepDims()),
-            result_types=[_out_type(imp, op)],
-            **op.source,
-        ),
-        op.outputs[0],
+    _emit(
+        imp,
+        op,
+        _REDUCTIONS[op.name],
+        imp.value(op.inputs[0]),
+        axes=axes,
+        keep_dims=bool(o and o.KeepDims()),
     )
 
 
@@ -628,9 +614,7 @@ def _binary_with_activation(imp: _Importer, op: _Op) -> None:
     op_class, options_class = _BINARY_WITH_ACTIVATION[op.name]
     o = op.options(options_class)
     code = o.FusedActivationFunction() if o is not None else 0
-    imp.emit(
-        elementwise_like(op_class, imp, op, activation=_activation(op, code)), op.outputs[0]
-    )
+    _emit(imp, op, op_class, activation=_activation(op, code))
 
 
 _SIMPLE = {
@@ -656,7 +640,7 @@ _SIMPLE = {
 
 @converts(*_SIMPLE)
 def _simple(imp: _Importer, op: _Op) -> None:
-    imp.emit(elementwise_like(_SIMPLE[op.name], imp, op), op.outputs[0])
+    _emit(imp, op, _SIMPLE[op.name])
 
 
 _CLAMPS = {
@@ -671,30 +655,25 @@ _CLAMPS = {
 def _clamp(imp: _Importer, op: _Op) -> None:
     low, high = _CLAMPS[op.name]
     bounds = {k: v for k, v in (("min", low), ("max", high)) if v is not None}
-    imp.emit(elementwise_like(act.ClampOp, imp, op, **bounds), op.outputs[0])
+    _emit(imp, op, act.ClampOp, **bounds)
 
 
 @converts("LEAKY_RELU")
 def _leaky_relu(imp: _Importer, op: _Op) -> None:
     o = op.options(tflite.LeakyReluOptions)
-    imp.emit(elementwise_like(act.LeakyReluOp, imp, op, alpha=o.Alpha()), op.outputs[0])
+    _emit(imp, op, act.LeakyReluOp, alpha=o.Alpha())
 
 
 @converts("GELU")
 def _gelu(imp: _Importer, op: _Op) -> None:
     o = op.options(tflite.GeluOptions)
-    imp.emit(
-        elementwise_like(act.GeluOp, imp, op, approximate=bool(o and o.Approximate())),
-        op.outputs[0],
-    )
+    _emit(imp, op, act.GeluOp, approximate=bool(o and o.Approximate()))
 
 
 @converts("SOFTMAX")
 def _softmax(imp: _Importer, op: _Op) -> None:
     o = op.options(tflite.SoftmaxOptions)
-    imp.emit(
-        elementwise_like(act.SoftmaxOp, imp, op, beta=o.Beta() if o else 1.0), op.outputs[0]
-    )
+    _emit(imp, op, act.SoftmaxOp, beta=o.Beta() if o else 1.0)
 
 
 @converts("L2_NORMALIZATION")
@@ -753,15 +732,7 @@ def _split_v(imp: _Importer, op: _Op) -> None:
 @converts("SLICE")
 def _slice(imp: _Importer, op: _Op) -> None:
     begin = imp.const_ints(op, 1, "begin")
-    imp.emit(
-        data_movement.SliceOp.make(
-            imp.value(op.inputs[0]),
-            start=begin,
-            result_types=[_out_type(imp, op)],
-            **op.source,
-        ),
-        op.outputs[0],
-    )
+    _emit(imp, op, data_movement.SliceOp, imp.value(op.inputs[0]), start=begin)
 
 
 @converts("STRIDED_SLICE")
@@ -835,12 +806,7 @@ def _unary_by_output(imp: _Importer, op: _Op) -> None:
     """Ops of input 0 alone whose result is fully described by the output tensor's type
     (shape inputs such as RESHAPE's are implied by it)."""
     op_class = _UNARY_BY_OUTPUT[op.name]
-    imp.emit(
-        op_class.make(
-            imp.value(op.inputs[0]), result_types=[_out_type(imp, op)], **op.source
-        ),
-        op.outputs[0],
-    )
+    _emit(imp, op, op_class, imp.value(op.inputs[0]))
 
 
 #: operator -> (op class, the property that constant input 1 becomes)
@@ -855,15 +821,7 @@ def _with_constant_list(imp: _Importer, op: _Op) -> None:
     """Ops whose input 1 is a constant integer list that becomes a property."""
     op_class, prop = _WITH_CONSTANT_LIST[op.name]
     values = imp.const_ints(op, 1, prop)
-    imp.emit(
-        op_class.make(
-            imp.value(op.inputs[0]),
-            result_types=[_out_type(imp, op)],
-            **{prop: values},
-            **op.source,
-        ),
-        op.outputs[0],
-    )
+    _emit(imp, op, op_class, imp.value(op.inputs[0]), **{prop: values})
 
 
 @converts("PAD", "PADV2", "MIRROR_PAD")
@@ -886,12 +844,7 @@ def _pad(imp: _Importer, op: _Op) -> None:
         if isinstance(element, UniformQuantizedType):
             value = element.scale * (value - element.zero_point)
         props["value"] = value
-    imp.emit(
-        data_movement.PadOp.make(
-            imp.value(op.inputs[0]), **props, result_types=[_out_type(imp, op)], **op.source
-        ),
-        op.outputs[0],
-    )
+    _emit(imp, op, data_movement.PadOp, imp.value(op.inputs[0]), **props)
 
 
 @converts("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
@@ -916,35 +869,27 @@ def _resize(imp: _Importer, op: _Op) -> None:
     rounding = NearestRounding.FLOOR
     if not bilinear and (align or half):
         rounding = NearestRounding.ROUND_PREFER_CEIL
-    imp.emit(
-        resize_ops.ResizeOp.make(
-            imp.value(op.inputs[0]),
-            mode=ResizeMode.BILINEAR if bilinear else ResizeMode.NEAREST,
-            coordinate_mode=coords,
-            nearest_rounding=rounding,
-            result_types=[_out_type(imp, op)],
-            **op.source,
-        ),
-        op.outputs[0],
+    _emit(
+        imp,
+        op,
+        resize_ops.ResizeOp,
+        imp.value(op.inputs[0]),
+        mode=ResizeMode.BILINEAR if bilinear else ResizeMode.NEAREST,
+        coordinate_mode=coords,
+        nearest_rounding=rounding,
     )
 
 
 @converts("DEPTH_TO_SPACE")
 def _depth_to_space(imp: _Importer, op: _Op) -> None:
     o = op.options(tflite.DepthToSpaceOptions)
-    imp.emit(
-        elementwise_like(data_movement.DepthToSpaceOp, imp, op, block_size=o.BlockSize()),
-        op.outputs[0],
-    )
+    _emit(imp, op, data_movement.DepthToSpaceOp, block_size=o.BlockSize())
 
 
 @converts("SPACE_TO_DEPTH")
 def _space_to_depth(imp: _Importer, op: _Op) -> None:
     o = op.options(tflite.SpaceToDepthOptions)
-    imp.emit(
-        elementwise_like(data_movement.SpaceToDepthOp, imp, op, block_size=o.BlockSize()),
-        op.outputs[0],
-    )
+    _emit(imp, op, data_movement.SpaceToDepthOp, block_size=o.BlockSize())
 
 
 @converts("GATHER")
@@ -954,22 +899,14 @@ def _gather(imp: _Importer, op: _Op) -> None:
         raise op.fail("batch_dims is not supported")
     rank = len(imp.shape(op.inputs[0]))
     axis = (o.Axis() if o else 0) % rank
-    imp.emit(elementwise_like(data_movement.GatherOp, imp, op, axis=axis), op.outputs[0])
+    _emit(imp, op, data_movement.GatherOp, axis=axis)
 
 
 @converts("ARG_MAX", "ARG_MIN")
 def _arg_reduce(imp: _Importer, op: _Op) -> None:
     axis = imp.const_ints(op, 1, "axis")[0] % len(imp.shape(op.inputs[0]))
     op_class = reduce.ArgMaxOp if op.name == "ARG_MAX" else reduce.ArgMinOp
-    imp.emit(
-        op_class.make(
-            imp.value(op.inputs[0]),
-            axis=axis,
-            result_types=[_out_type(imp, op)],
-            **op.source,
-        ),
-        op.outputs[0],
-    )
+    _emit(imp, op, op_class, imp.value(op.inputs[0]), axis=axis)
 
 
 @converts("PACK")
@@ -1032,7 +969,4 @@ def _dequantize(imp: _Importer, op: _Op) -> None:
         if isinstance(imp.element_type(x), UniformQuantizedType)
         else conversion.CastOp
     )  # float16 activations are a cast
-    imp.emit(
-        op_class.make(imp.value(x), result_types=[_out_type(imp, op)], **op.source),
-        op.outputs[0],
-    )
+    _emit(imp, op, op_class, imp.value(x))

@@ -25,6 +25,29 @@ def _pads(pad: tuple[int, ...]) -> list[tuple[int, int]]:
     return [(pad[0], pad[1]), (pad[2], pad[3])]
 
 
+def _convolve(
+    x: jax.Array,
+    w_hwio: jax.Array,
+    strides: tuple[int, ...],
+    padding: list[tuple[int, int]],
+    dilations: tuple[int, ...],
+    input_dilation: tuple[int, ...] = (1, 1),
+    groups: int = 1,
+) -> jax.Array:
+    """NHWC x HWIO convolution accumulating in float32 for narrower floats."""
+    return lax.conv_general_dilated(
+        x,
+        w_hwio,
+        strides,
+        padding,
+        lhs_dilation=input_dilation,
+        rhs_dilation=dilations,
+        dimension_numbers=_NHWC,
+        feature_group_count=groups,
+        preferred_element_type=widen(x).dtype,
+    )
+
+
 @kernel(conv.Conv2DOp)
 def conv2d(
     op: conv.Conv2DOp, args: list[jax.Array], ctx: LoweringContext
@@ -32,15 +55,13 @@ def conv2d(
     """Float convolution; filter OHWI -> HWIO for XLA."""
     float_only(op)
     p = op.props()
-    y = lax.conv_general_dilated(
+    y = _convolve(
         args[0],
         jnp.transpose(args[1], (1, 2, 3, 0)),
         p["strides"],
         _pads(p["pad"]),
-        rhs_dilation=p["dilations"],
-        dimension_numbers=_NHWC,
-        feature_group_count=p["groups"],
-        preferred_element_type=widen(args[0]).dtype,
+        p["dilations"],
+        groups=p["groups"],
     )
     return _finish(op, y, args)
 
@@ -99,15 +120,13 @@ def transpose_conv2d(
         (dh * (kh - 1) - pad[0], dh * (kh - 1) - pad[1]),
         (dw * (kw - 1) - pad[2], dw * (kw - 1) - pad[3]),
     ]
-    y = lax.conv_general_dilated(
+    y = _convolve(
         args[0],
         jnp.transpose(w[:, ::-1, ::-1, :], (1, 2, 3, 0)),
         (1, 1),
         padding,
-        lhs_dilation=p["strides"],
-        rhs_dilation=p["dilations"],
-        dimension_numbers=_NHWC,
-        preferred_element_type=widen(args[0]).dtype,
+        p["dilations"],
+        input_dilation=p["strides"],
     )
     return _finish(op, y, args)
 
