@@ -1,0 +1,192 @@
+"""Converters of TFLite convolutions, fully connected layers and batch matmul."""
+
+from __future__ import annotations
+
+import numpy as np
+import tflite
+from xdsl.dialects.builtin import TensorType
+
+from synapc.dialects.synap import conv, data_movement
+from synapc.dialects.synap.attributes import (
+    Activation,
+)
+from synapc.importers.tflite.helpers import (
+    emit,
+    fused_activation,
+    output_type,
+    padding,
+)
+from synapc.importers.tflite.reader import Importer, TfliteOp, converts
+
+
+@converts("CONV_2D")
+def _conv2d(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.Conv2DOptions)
+    x, w = op.inputs[0], op.inputs[1]
+    bias = op.input(2)
+    in_shape, w_shape = imp.shape(x), imp.shape(w)
+    strides, dilations = (
+        (o.StrideH(), o.StrideW()),
+        (o.DilationHFactor(), o.DilationWFactor()),
+    )
+    pad = padding(op, o.Padding(), in_shape[1:3], w_shape[1:3], strides, dilations)
+    emit(
+        imp,
+        op,
+        conv.Conv2DOp,
+        imp.value(x),
+        imp.value(w),
+        None if bias is None else imp.value(bias),
+        strides=strides,
+        dilations=dilations,
+        pad=pad,
+        groups=in_shape[3] // w_shape[3],
+        activation=fused_activation(op, o.FusedActivationFunction()),
+    )
+
+
+@converts("DEPTHWISE_CONV_2D")
+def _depthwise(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.DepthwiseConv2DOptions)
+    x, w = op.inputs[0], op.inputs[1]
+    bias = op.input(2)
+    strides, dilations = (
+        (o.StrideH(), o.StrideW()),
+        (o.DilationHFactor(), o.DilationWFactor()),
+    )
+    pad = padding(op, o.Padding(), imp.shape(x)[1:3], imp.shape(w)[1:3], strides, dilations)
+    emit(
+        imp,
+        op,
+        conv.DepthwiseConv2DOp,
+        imp.value(x),
+        imp.value(w),
+        None if bias is None else imp.value(bias),
+        strides=strides,
+        dilations=dilations,
+        pad=pad,
+        activation=fused_activation(op, o.FusedActivationFunction()),
+    )
+
+
+@converts("TRANSPOSE_CONV")
+def _transpose_conv(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.TransposeConvOptions)
+    code = o.FusedActivationFunction()
+    _emit_transpose_conv(
+        imp,
+        op,
+        op.inputs[2],
+        op.inputs[1],
+        op.input(3),
+        (o.StrideH(), o.StrideW()),
+        o.Padding(),
+        fused_activation(op, code),
+    )
+
+
+@converts("Convolution2DTransposeBias")
+def _mediapipe_transpose_conv(imp: Importer, op: TfliteOp) -> None:
+    """MediaPipe's custom transposed convolution: inputs (input, weights, bias); custom
+    options are TfLiteTransposeConvParams as raw int32s (padding, stride_w, stride_h),
+    padding 1 = SAME, 2 = VALID (TfLitePadding)."""
+    raw = op.raw.CustomOptionsAsNumpy()
+    if isinstance(raw, int) or raw.size < 12:
+        raise op.fail("custom options must hold padding, stride_width, stride_height")
+    padding, stride_w, stride_h = (int(v) for v in raw[:12].view("<i4"))
+    codes = {1: tflite.Padding.SAME, 2: tflite.Padding.VALID}
+    if padding not in codes:
+        raise op.fail(f"unknown padding {padding} in custom options")
+    _emit_transpose_conv(
+        imp,
+        op,
+        op.inputs[0],
+        op.inputs[1],
+        op.input(2),
+        (stride_h, stride_w),
+        codes[padding],
+        Activation.NONE,
+    )
+
+
+def _emit_transpose_conv(
+    imp: Importer,
+    op: TfliteOp,
+    x: int,
+    w: int,
+    bias: int | None,
+    strides: tuple[int, int],
+    padding: int,
+    activation: Activation,
+) -> None:
+    """A TFLite transposed convolution: the output shape is the output tensor's; SAME
+    padding is computed on the output as for a convolution from output to input."""
+    out_shape = imp.shape(op.outputs[0])
+    kernel = imp.shape(w)[1:3]
+    in_hw = imp.shape(x)[1:3]
+    pads: list[int] = []
+    for axis in range(2):
+        full = (in_hw[axis] - 1) * strides[axis] + kernel[axis]
+        before = 0
+        if padding == tflite.Padding.SAME:
+            before = max(full - out_shape[1 + axis], 0) // 2
+        pads += [before, full - out_shape[1 + axis] - before]
+    emit(
+        imp,
+        op,
+        conv.TransposeConv2DOp,
+        imp.value(x),
+        imp.value(w),
+        None if bias is None else imp.value(bias),
+        strides=strides,
+        pad=pads,
+        activation=activation,
+    )
+
+
+@converts("FULLY_CONNECTED")
+def _fully_connected(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.FullyConnectedOptions)
+    if (
+        o is not None
+        and o.WeightsFormat() != tflite.FullyConnectedOptionsWeightsFormat.DEFAULT
+    ):
+        raise op.fail("shuffled weights are not supported")
+    x, w = op.inputs[0], op.inputs[1]
+    bias = op.input(2)
+    value = imp.value(x)
+    features = imp.shape(w)[1]
+    out_type = output_type(imp, op)
+    in_shape = imp.shape(x)
+    keep = o is not None and o.KeepNumDims()
+    if not keep and len(in_shape) != 2:
+        flat = TensorType(
+            imp.element_type(x), [int(np.prod(in_shape)) // features, features]
+        )
+        value = imp.emit(data_movement.ReshapeOp.make(value, result_types=[flat])).results[
+            0
+        ]
+    activation = fused_activation(op, o.FusedActivationFunction() if o is not None else 0)
+    imp.emit(
+        conv.FullyConnectedOp.make(
+            value,
+            imp.value(w),
+            None if bias is None else imp.value(bias),
+            activation=activation,
+            result_types=[out_type],
+            **op.source,
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("BATCH_MATMUL")
+def _batch_matmul(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.BatchMatMulOptions)
+    emit(
+        imp,
+        op,
+        conv.MatMulOp,
+        transpose_lhs=bool(o and o.AdjX()),
+        transpose_rhs=bool(o and o.AdjY()),
+    )

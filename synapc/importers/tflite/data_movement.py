@@ -1,0 +1,238 @@
+"""Converters of TFLite operators that move values: concat, split, slice, reshape,
+transpose, pad, tile, gather, pack, depth/space rearrangements."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tflite
+from xdsl.dialects.builtin import TensorType
+
+from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap import data_movement
+from synapc.dialects.synap.attributes import (
+    PadMode,
+)
+from synapc.dialects.synap.base import shape_of
+from synapc.importers.tflite.helpers import (
+    emit,
+    emit_with_activation,
+    output_type,
+)
+from synapc.importers.tflite.reader import Importer, TfliteOp, converts
+
+
+@converts("CONCATENATION")
+def _concat(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.ConcatenationOptions)
+    values = [imp.value(t) for t in op.inputs]
+    emit_with_activation(
+        imp,
+        op,
+        lambda t: data_movement.ConcatOp.make(
+            values,
+            axis=o.Axis() % len(imp.shape(op.inputs[0])),
+            result_types=[t],
+            **op.source,
+        ),
+        o.FusedActivationFunction(),
+    )
+
+
+def _emit_split(imp: Importer, op: TfliteOp, x: int, axis: int) -> None:
+    types = [imp.tensor_type(t) for t in op.outputs]
+    imp.emit(
+        data_movement.SplitOp.make(
+            imp.value(x), axis=axis % len(imp.shape(x)), result_types=types, **op.source
+        ),
+        *op.outputs,
+    )
+
+
+@converts("SPLIT")
+def _split(imp: Importer, op: TfliteOp) -> None:
+    _emit_split(imp, op, op.inputs[1], imp.const_ints(op, 0, "axis")[0])
+
+
+@converts("SPLIT_V")
+def _split_v(imp: Importer, op: TfliteOp) -> None:
+    _emit_split(imp, op, op.inputs[0], imp.const_ints(op, 2, "axis")[0])
+
+
+@converts("SLICE")
+def _slice(imp: Importer, op: TfliteOp) -> None:
+    begin = imp.const_ints(op, 1, "begin")
+    emit(imp, op, data_movement.SliceOp, imp.value(op.inputs[0]), start=begin)
+
+
+@converts("STRIDED_SLICE")
+def _strided_slice(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.StridedSliceOptions)
+    shape = imp.shape(op.inputs[0])
+    begin = imp.const_ints(op, 1, "begin")
+    end = imp.const_ints(op, 2, "end")
+    strides = imp.const_ints(op, 3, "strides")
+    if o is not None and (o.EllipsisMask() or o.NewAxisMask()):
+        raise op.fail("ellipsis_mask and new_axis_mask are not supported")
+    begin_mask = o.BeginMask() if o else 0
+    end_mask = o.EndMask() if o else 0
+    shrink = o.ShrinkAxisMask() if o else 0
+    offset = bool(o and o.Offset())
+    b_out, e_out, s_out = [], [], []
+    for d, size in enumerate(shape):
+        if d >= len(begin):
+            b_out.append(0), e_out.append(size), s_out.append(1)
+            continue
+        s = strides[d]
+        b, e = begin[d], end[d] + (begin[d] if offset else 0)
+        if shrink >> d & 1:
+            b = b + size if b < 0 else b
+            b_out.append(b), e_out.append(b + 1), s_out.append(1)
+            continue
+        if begin_mask >> d & 1:
+            b = 0 if s > 0 else size - 1
+        else:
+            b = b + size if b < 0 else b
+            b = min(max(b, 0), size) if s > 0 else min(max(b, -1), size - 1)
+        if end_mask >> d & 1:
+            e = size if s > 0 else -1
+        else:
+            e = e + size if e < 0 else e
+            e = min(max(e, 0), size) if s > 0 else min(max(e, -1), size - 1)
+        if s < 0 and b < 0:  # begin clamped before the front: nothing to take
+            b, e = 0, 0
+        b_out.append(b)
+        e_out.append(e)
+        s_out.append(s)
+    value = imp.value(op.inputs[0])
+    out_type = output_type(imp, op)
+    sliced = data_movement.StridedSliceOp.make(
+        value,
+        begin=b_out,
+        end=e_out,
+        strides=s_out,
+        element_type=out_type.element_type,
+        **op.source,
+    )
+    if shape_of(sliced.results[0]) == out_type.get_shape():
+        imp.emit(sliced, op.outputs[0])
+        return
+    imp.emit(sliced)
+    imp.emit(data_movement.ReshapeOp.make(sliced, result_types=[out_type]), op.outputs[0])
+
+
+_UNARY_BY_OUTPUT = {
+    "RESHAPE": data_movement.ReshapeOp,
+    "SQUEEZE": data_movement.ReshapeOp,
+    "EXPAND_DIMS": data_movement.ReshapeOp,
+    "BROADCAST_TO": data_movement.BroadcastToOp,
+}
+
+
+@converts(*_UNARY_BY_OUTPUT)
+def _unary_by_output(imp: Importer, op: TfliteOp) -> None:
+    """Ops of input 0 alone whose result is fully described by the output tensor's type
+    (shape inputs such as RESHAPE's are implied by it)."""
+    op_class = _UNARY_BY_OUTPUT[op.name]
+    emit(imp, op, op_class, imp.value(op.inputs[0]))
+
+
+_WITH_CONSTANT_LIST = {
+    "TRANSPOSE": (data_movement.TransposeOp, "perm"),
+    "TILE": (data_movement.TileOp, "multiples"),
+}
+
+
+@converts(*_WITH_CONSTANT_LIST)
+def _with_constant_list(imp: Importer, op: TfliteOp) -> None:
+    """Ops whose input 1 is a constant integer list that becomes a property."""
+    op_class, prop = _WITH_CONSTANT_LIST[op.name]
+    values = imp.const_ints(op, 1, prop)
+    emit(imp, op, op_class, imp.value(op.inputs[0]), **{prop: values})
+
+
+@converts("PAD", "PADV2", "MIRROR_PAD")
+def _pad(imp: Importer, op: TfliteOp) -> None:
+    pads = imp.const_ints(op, 1, "paddings")
+    props: dict[str, Any] = {"pads": pads}
+    if op.name == "MIRROR_PAD":
+        o = op.options(tflite.MirrorPadOptions)
+        props["mode"] = (
+            PadMode.REFLECT
+            if o.Mode() == tflite.MirrorPadMode.REFLECT
+            else PadMode.SYMMETRIC
+        )
+    elif op.name == "PADV2" and op.input(2) is not None:
+        raw = imp.constant_array(op.inputs[2])
+        if raw is None:
+            raise op.fail("constant_values (input 2) must be a constant")
+        element = imp.element_type(op.inputs[2])
+        value = float(raw.reshape(-1)[0])
+        if isinstance(element, UniformQuantizedType):
+            value = element.scale * (value - element.zero_point)
+        props["value"] = value
+    emit(imp, op, data_movement.PadOp, imp.value(op.inputs[0]), **props)
+
+
+@converts("DEPTH_TO_SPACE")
+def _depth_to_space(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.DepthToSpaceOptions)
+    emit(imp, op, data_movement.DepthToSpaceOp, block_size=o.BlockSize())
+
+
+@converts("SPACE_TO_DEPTH")
+def _space_to_depth(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.SpaceToDepthOptions)
+    emit(imp, op, data_movement.SpaceToDepthOp, block_size=o.BlockSize())
+
+
+@converts("GATHER")
+def _gather(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.GatherOptions)
+    if o is not None and o.BatchDims():
+        raise op.fail("batch_dims is not supported")
+    rank = len(imp.shape(op.inputs[0]))
+    axis = (o.Axis() if o else 0) % rank
+    emit(imp, op, data_movement.GatherOp, axis=axis)
+
+
+@converts("PACK")
+def _pack(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.PackOptions)
+    out_type = output_type(imp, op)
+    axis = o.Axis() % len(out_type.get_shape())
+    pieces = []
+    for t in op.inputs:
+        shape = list(imp.shape(t))
+        shape.insert(axis, 1)
+        piece_type = TensorType(imp.element_type(t), shape)
+        pieces.append(
+            imp.emit(
+                data_movement.ReshapeOp.make(imp.value(t), result_types=[piece_type])
+            ).results[0]
+        )
+    imp.emit(
+        data_movement.ConcatOp.make(
+            pieces, axis=axis, result_types=[out_type], **op.source
+        ),
+        op.outputs[0],
+    )
+
+
+@converts("UNPACK")
+def _unpack(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.UnpackOptions)
+    shape = list(imp.shape(op.inputs[0]))
+    axis = o.Axis() % len(shape)
+    piece_shape = [*shape[:axis], 1, *shape[axis + 1 :]]
+    element = imp.element_type(op.inputs[0])
+    split = imp.emit(
+        data_movement.SplitOp.make(
+            imp.value(op.inputs[0]),
+            axis=axis,
+            result_types=[TensorType(element, piece_shape)] * len(op.outputs),
+            **op.source,
+        )
+    )
+    for result, t in zip(split.results, op.outputs, strict=True):
+        imp.emit(data_movement.ReshapeOp.make(result, result_types=[imp.tensor_type(t)]), t)

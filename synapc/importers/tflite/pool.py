@@ -1,0 +1,32 @@
+"""Converters of TFLite pooling operators."""
+
+from __future__ import annotations
+
+import tflite
+
+from synapc.dialects.synap import pool
+from synapc.importers.tflite.helpers import (
+    emit,
+    fused_activation,
+    padding,
+)
+from synapc.importers.tflite.reader import Importer, TfliteOp, converts
+
+
+@converts("AVERAGE_POOL_2D", "MAX_POOL_2D")
+def _pool(imp: Importer, op: TfliteOp) -> None:
+    o = op.options(tflite.Pool2DOptions)
+    x = op.inputs[0]
+    kernel, strides = (o.FilterHeight(), o.FilterWidth()), (o.StrideH(), o.StrideW())
+    pad = padding(op, o.Padding(), imp.shape(x)[1:3], kernel, strides, (1, 1))
+    op_class = pool.AvgPool2DOp if op.name == "AVERAGE_POOL_2D" else pool.MaxPool2DOp
+    emit(
+        imp,
+        op,
+        op_class,
+        imp.value(x),
+        kernel=kernel,
+        strides=strides,
+        pad=pad,
+        activation=fused_activation(op, o.FusedActivationFunction()),
+    )
