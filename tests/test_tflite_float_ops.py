@@ -6,7 +6,7 @@ through `synapc.import_model` + `synapc.compile(target="GENERIC")`, and compares
 outputs: floats within 1e-5 relative (absolute 1e-5 of the largest reference
 magnitude), integers exactly, shapes and dtypes equal.
 
-A case is a function that adds tensors and operators to a `_Graph`. It states no result
+A case is a function that adds tensors and operators to a `CaseGraph`. It states no result
 shapes: the model is first built with placeholder shapes, LiteRT computes every
 tensor's shape while preparing it (as the TFLite converter would have written them), and
 the model is rebuilt with those shapes. Inputs come from a generator seeded the same way
@@ -18,7 +18,7 @@ on the builtin kernels without the default (XNNPACK) delegate instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,143 +26,28 @@ import numpy as np
 import pytest
 
 import synapc
+from synapc.testing.oracle import (
+    F32,
+    SEED,
+    Case,
+    CaseGraph,
+    build_case,
+    builtin_resolver,
+    check_case,
+    reference_resolver,
+    run_litert,
+)
 from synapc.testing.tflite_builder import ModelBuilder
 
-litert = pytest.importorskip("ai_edge_litert.interpreter")
+pytest.importorskip("ai_edge_litert.interpreter")
 
-SEED = 20240611
-F32 = np.float32
-
-
-class _Graph:
-    """A model under construction: seeded inputs, constants and operators.
-
-    `shapes` maps tensor names to their shapes (from LiteRT); without it, operator
-    results get a placeholder shape for LiteRT to replace.
-    """
-
-    def __init__(self, shapes: dict[str, tuple[int, ...]] | None = None) -> None:
-        self.builder = ModelBuilder()
-        self.rng = np.random.default_rng(SEED)
-        self.shapes = shapes
-        self.feeds: list[np.ndarray] = []
-        self._count = 0
-
-    def _name(self, prefix: str) -> str:
-        self._count += 1
-        return f"{prefix}{self._count}"
-
-    def input(
-        self,
-        shape: Sequence[int],
-        low: float = -4.0,
-        high: float = 4.0,
-        dtype: type = F32,
-        value: np.ndarray | None = None,
-    ) -> int:
-        """A model input fed with uniform random values in [low, high) (or `value`)."""
-        if value is None:
-            if np.issubdtype(dtype, np.integer):
-                value = self.rng.integers(low, high, size=shape, endpoint=True)
-            else:
-                value = self.rng.uniform(low, high, size=shape)
-        value = np.asarray(value, dtype)
-        self.feeds.append(value)
-        return self.builder.input(self._name("input"), value.shape, value.dtype)
-
-    def const(self, value: Any, dtype: type | None = None) -> int:
-        """A constant tensor holding `value`."""
-        return self.builder.constant(self._name("const"), np.asarray(value, dtype))
-
-    def weights(self, shape: Sequence[int], scale: float = 1.0) -> int:
-        """A float32 constant with normal random values."""
-        return self.const(scale * self.rng.standard_normal(shape), F32)
-
-    def op(
-        self,
-        name: str,
-        inputs: Sequence[int],
-        *,
-        outputs: int = 1,
-        dtype: type = F32,
-        shape: Sequence[int] | None = None,
-        **options: Any,
-    ) -> Any:
-        """Add operator `name`; returns its result tensor, or a list if `outputs` > 1.
-
-        `shape` is the result shape for the first build, for operators whose Prepare
-        checks a static result shape instead of setting it (SLICE).
-        """
-        results = []
-        for _ in range(outputs):
-            tensor = self._name("t")
-            if self.shapes is not None:
-                shape = self.shapes[tensor]
-            elif shape is None:
-                shape = (1,)
-            results.append(self.builder.tensor(tensor, shape, dtype))
-        self.builder.op(name, inputs, results, **options)
-        return results[0] if outputs == 1 else results
-
-    def output(self, *tensors: int) -> None:
-        """Make `tensors` model outputs."""
-        self.builder.output(*tensors)
-
-
-Case = Callable[[_Graph], None]
-
-
-REFERENCE = litert.OpResolverType.BUILTIN_REF
+REFERENCE = reference_resolver()
 # For operators missing from the reference resolver: TFLite's own builtin kernels.
-BUILTIN_NO_DELEGATE = litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
-
-
-def _interpreter(data: bytes, feeds: Sequence[np.ndarray], resolver: Any) -> Any:
-    interpreter = litert.Interpreter(
-        model_content=data, experimental_op_resolver_type=resolver
-    )
-    interpreter.allocate_tensors()
-    for detail, value in zip(interpreter.get_input_details(), feeds, strict=True):
-        interpreter.set_tensor(detail["index"], value)
-    interpreter.invoke()
-    return interpreter
-
-
-def _build(case: Case, resolver: Any) -> tuple[bytes, list[np.ndarray]]:
-    """The model of `case` with LiteRT's tensor shapes, and its input values."""
-    draft = _Graph()
-    case(draft)
-    interpreter = _interpreter(draft.builder.build(), draft.feeds, resolver)
-    shapes = {
-        d["name"]: tuple(int(s) for s in d["shape"])
-        for d in interpreter.get_tensor_details()
-    }
-    graph = _Graph(shapes)
-    case(graph)
-    return graph.builder.build(), graph.feeds
+BUILTIN_NO_DELEGATE = builtin_resolver()
 
 
 def _check(tmp_path: Path, case: Case, resolver: Any = REFERENCE) -> None:
-    """Run `case` in LiteRT and synapc and compare every output."""
-    data, feeds = _build(case, resolver)
-    interpreter = _interpreter(data, feeds, resolver)
-    expected = [
-        interpreter.get_tensor(d["index"]) for d in interpreter.get_output_details()
-    ]
-    path = tmp_path / "model.tflite"
-    path.write_bytes(data)
-    got = synapc.compile(synapc.import_model(path), target="GENERIC").run(feeds)
-    assert len(got) == len(expected)
-    for i, (out, ref) in enumerate(zip(got, expected, strict=True)):
-        assert out.shape == ref.shape, f"output {i}"
-        assert out.dtype == ref.dtype, f"output {i}"
-        if ref.dtype.kind == "f":
-            scale = max(1.0, float(np.abs(ref).max(initial=0.0)))
-            np.testing.assert_allclose(
-                out, ref, rtol=1e-5, atol=1e-5 * scale, err_msg=f"output {i}"
-            )
-        else:
-            np.testing.assert_array_equal(out, ref, err_msg=f"output {i}")
+    check_case(tmp_path, case, resolver, target="GENERIC")
 
 
 # ======================================================================================
@@ -192,7 +77,7 @@ def _single(
 ) -> Case:
     """One `op` on random inputs of `shapes`, then the constant inputs `consts`."""
 
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         inputs = [g.input(s, low, high, in_dtype) for s in shapes]
         inputs += [c if isinstance(c, int) else g.const(c) for c in consts]
         result = g.op(op, inputs, outputs=outputs, dtype=dtype, **options)
@@ -222,7 +107,7 @@ def _conv(
 ) -> Case:
     """CONV_2D or DEPTHWISE_CONV_2D with weights [O or 1, KH, KW, I or C*M]."""
 
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         x = g.input(x_shape, low, high)
         inputs = [x, g.weights(w_shape, 0.5)]
         if bias:
@@ -318,7 +203,7 @@ def _transpose_conv(
 ) -> Case:
     """TRANSPOSE_CONV(output_shape, weights [O, KH, KW, I], input[, bias])."""
 
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         x = g.input(x_shape, -2.0, 2.0)
         inputs = [g.const(_i32(out_shape)), g.weights(w_shape, 0.5), x]
         if bias:
@@ -379,7 +264,7 @@ def _fully_connected(
 ) -> Case:
     """FULLY_CONNECTED with bias "const", "absent" (-1) or "none" (two inputs)."""
 
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         inputs = [g.input(x_shape, -2.0, 2.0), g.weights(w_shape, 0.5)]
         if bias == "const":
             inputs.append(g.weights([w_shape[0]]))
@@ -415,7 +300,7 @@ for _variant, _x, _w, _bias, _keep, _act in [
 def _batch_matmul(
     lhs: Sequence[int], rhs: Sequence[int], *, const_rhs: bool = False, **options: Any
 ) -> Case:
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         x = g.input(lhs, -2.0, 2.0)
         y = g.weights(rhs) if const_rhs else g.input(rhs, -2.0, 2.0)
         g.output(g.op("BATCH_MATMUL", [x, y], **options))
@@ -492,7 +377,7 @@ for _op in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN"):
 
 
 # -- binary elementwise ----------------------------------------------------------------
-def _operand_values(g: _Graph, op: str, side: int, shape: Sequence[int]) -> np.ndarray:
+def _operand_values(g: CaseGraph, op: str, side: int, shape: Sequence[int]) -> np.ndarray:
     """Values for operand `side` of binary `op`: POW gets bases in [0.5, 3) and exponents
     in [-2, 2), DIV divisors in +-[0.5, 2), everything else [-4, 4)."""
     if op == "POW":
@@ -514,7 +399,7 @@ def _binary(
 ) -> Case:
     """`op` of two operands of shapes `lhs` and `rhs` (constants when asked)."""
 
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         operands = []
         for side, (shape, const) in enumerate(((lhs, const_lhs), (rhs, const_rhs))):
             value = _operand_values(g, op, side, shape)
@@ -587,7 +472,7 @@ _add("GELU", "approximate_false_wide", _single("GELU", [[4, 25]], low=-12.0, hig
 
 
 def _prelu(x_shape: Sequence[int], alpha_shape: Sequence[int], const: bool = True) -> Case:
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         x = g.input(x_shape)
         alpha = (
             g.const(g.rng.uniform(-0.5, 1.5, alpha_shape), F32)
@@ -623,7 +508,7 @@ for _variant, _shape, _low, _high in [
 
 
 def _l2_normalization(value: np.ndarray) -> Case:
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         g.output(g.op("L2_NORMALIZATION", [g.input(value.shape, value=value)]))
 
     return case
@@ -654,7 +539,7 @@ def _concat(
 ) -> Case:
     """CONCATENATION of inputs of `shapes`; input number `const` is a constant."""
 
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         inputs = [
             g.weights(s, 4.0) if i == const else g.input(s, -8.0, 8.0)
             for i, s in enumerate(shapes)
@@ -676,7 +561,7 @@ for _variant, _shapes, _axis, _const, _act in [
 
 
 def _split(shape: Sequence[int], axis: int, num: int) -> Case:
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         x = g.input(shape)
         outputs = g.op("SPLIT", [g.const(_i32(axis)), x], outputs=num, num_splits=num)
         g.output(*(outputs if num > 1 else [outputs]))
@@ -694,7 +579,7 @@ for _variant, _shape, _axis, _num in [
 
 
 def _split_v(shape: Sequence[int], sizes: Sequence[int], axis: int) -> Case:
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         inputs = [g.input(shape), g.const(_i32(sizes)), g.const(_i32([axis]))]
         outputs = g.op("SPLIT_V", inputs, outputs=len(sizes), num_splits=len(sizes))
         g.output(*(outputs if len(sizes) > 1 else [outputs]))
@@ -907,7 +792,7 @@ for _variant, _shape, _indices, _axis in [
 def _arg(op: str, shape: Sequence[int], axis: np.ndarray, out: str, ties: bool) -> Case:
     dtype = np.int32 if out == "INT32" else np.int64
 
-    def case(g: _Graph) -> None:
+    def case(g: CaseGraph) -> None:
         # with ties (few distinct values) the first extreme index must win
         x = g.input(shape, value=g.rng.integers(0, 3, shape) if ties else None)
         g.output(g.op(op, [x, g.const(axis)], dtype=dtype, output_type=out))
@@ -1001,7 +886,7 @@ _add(
 
 
 # -- networks --------------------------------------------------------------------------
-def _network(g: _Graph) -> None:
+def _network(g: CaseGraph) -> None:
     """CONV_2D -> DEPTHWISE_CONV_2D -> ADD residual -> MEAN -> FULLY_CONNECTED -> SOFTMAX,
     with the logits and the probabilities as outputs."""
     x = g.input([1, 9, 8, 3], -1.0, 1.0)
@@ -1027,7 +912,7 @@ def _network(g: _Graph) -> None:
     g.output(probabilities, logits)
 
 
-def _two_inputs(g: _Graph) -> None:
+def _two_inputs(g: CaseGraph) -> None:
     """Two inputs of different shapes feeding several operators and three outputs."""
     a = g.input([2, 3, 4])
     b = g.input([4], 0.5, 2.0)
@@ -1092,8 +977,8 @@ def test_resize_nearest_align_corners_with_half_pixel_centers_is_rejected(
         align_corners=True,
         half_pixel_centers=True,
     )
-    data, feeds = _build(case, REFERENCE)
-    _interpreter(data, feeds, REFERENCE)  # LiteRT accepts and runs the model
+    data, feeds = build_case(case, REFERENCE)
+    run_litert(data, feeds, REFERENCE)  # LiteRT accepts and runs the model
     path = tmp_path / "model.tflite"
     path.write_bytes(data)
     with pytest.raises(synapc.SynapcError, match="align_corners together with half_pixel"):

@@ -7,18 +7,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.ops.quantized import per_axis
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import conversion
 from synapc.dialects.synap.base import element_of, is_float
-
-
-def _per_axis(q: UniformQuantizedType, rank: int, values: np.ndarray) -> np.ndarray:
-    """Scales or zero points shaped to broadcast along the quantized axis."""
-    if not q.is_per_axis:
-        return values.reshape(())
-    shape = [1] * rank
-    shape[q.quantized_dimension or 0] = -1
-    return values.reshape(shape)
 
 
 def round_half_away(x: jax.Array) -> jax.Array:
@@ -41,8 +33,8 @@ def dequantize(
     """``scale * (q - zero_point)`` in float32, then the compute dtype."""
     q = element_of(op.input)
     assert isinstance(q, UniformQuantizedType)
-    scale = _per_axis(q, args[0].ndim, q.scales.astype(np.float32))
-    zero = _per_axis(q, args[0].ndim, q.zero_points.astype(np.int32))
+    scale = per_axis(q, args[0].ndim, q.scales.astype(np.float32))
+    zero = per_axis(q, args[0].ndim, q.zero_points.astype(np.int32))
     real = (args[0].astype(jnp.int32) - zero).astype(jnp.float32) * scale
     return [real.astype(ctx.dtype_of(op.output))]
 
@@ -56,8 +48,8 @@ def quantize(
         raise UnsupportedOpError("requantization is not supported by the JAX backend yet")
     q = element_of(op.output)
     assert isinstance(q, UniformQuantizedType)
-    scale = _per_axis(q, args[0].ndim, q.scales.astype(np.float32))
-    zero = _per_axis(q, args[0].ndim, q.zero_points.astype(np.int32))
+    scale = per_axis(q, args[0].ndim, q.scales.astype(np.float32))
+    zero = per_axis(q, args[0].ndim, q.zero_points.astype(np.int32))
     stored = round_half_away(args[0].astype(jnp.float32) / scale).astype(jnp.int32) + zero
     stored = jnp.clip(stored, q.storage_min, q.storage_max)
     return [stored.astype(q.storage_dtype)]

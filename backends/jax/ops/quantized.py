@@ -1,0 +1,105 @@
+"""What the integer kernels share: quantization parameters of values, fused-activation
+ranges in the stored domain, output rescaling, and scoped 64-bit math.
+
+Kernels follow TFLite's reference integer kernels (see `backends/jax/fixed_point.py` for
+the bit-exact primitives and which rounding each kernel uses). Host-side parameters are
+computed the way TFLite's Prepare functions compute them: float32 scales widened to
+double, products and quotients in double, then `quantize_multiplier`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from xdsl.ir import SSAValue
+
+from synapc.backends.jax import fixed_point as fp
+from synapc.backends.jax.lowering import UnsupportedOpError
+from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap.attributes import Activation
+from synapc.dialects.synap.base import element_of
+
+
+def qtype(value: SSAValue) -> UniformQuantizedType:
+    """The quantized element type of `value` (UnsupportedOpError if it is not one)."""
+    element = element_of(value)
+    if not isinstance(element, UniformQuantizedType):
+        raise UnsupportedOpError(f"expected a quantized value, got {element}")
+    return element
+
+
+def scales_f64(q: UniformQuantizedType) -> np.ndarray:
+    """The scales as TFLite stores them (float32), widened to double as Prepare does."""
+    return q.scales.astype(np.float32).astype(np.float64)
+
+
+def scale_f64(q: UniformQuantizedType) -> float:
+    """The per-tensor scale as TFLite stores it (float32), widened to double."""
+    return float(np.float32(q.scale))
+
+
+def per_axis(q: UniformQuantizedType, rank: int, values: np.ndarray) -> np.ndarray:
+    """Per-channel `values` (scales, zero points, multipliers) shaped to broadcast along
+    the quantized axis of a rank-`rank` tensor; a 0-d array for per-tensor types."""
+    if not q.is_per_axis:
+        return values.reshape(())
+    shape = [1] * rank
+    shape[q.quantized_dimension or 0] = -1
+    return values.reshape(shape)
+
+
+def stored(x: jax.Array, q: UniformQuantizedType) -> jax.Array:
+    """Stored integers `x` minus the zero point, as int32 (the real value over scale)."""
+    return x.astype(jnp.int32) - per_axis(q, x.ndim, q.zero_points.astype(np.int32))
+
+
+def quantize_real(value: float, q: UniformQuantizedType) -> int:
+    """TFLite's ``zero_point + int(TfLiteRound(value / scale))`` in float32."""
+    ratio = np.float32(value) / np.float32(q.scale)
+    return int(q.zero_point + int(fp._round_half_away(np.asarray(ratio))))
+
+
+def activation_range(
+    activation: Activation | None, q: UniformQuantizedType
+) -> tuple[int, int]:
+    """TFLite's CalculateActivationRangeQuantized: the storage range, narrowed to the fused
+    activation's bounds quantized with the output's parameters."""
+    low, high = (None, None) if activation is None else activation.bounds
+    lo, hi = q.storage_min, q.storage_max
+    if low is not None:
+        lo = max(lo, quantize_real(low, q))
+    if high is not None:
+        hi = min(hi, quantize_real(high, q))
+    return lo, hi
+
+
+def saturate(x: jax.Array, q: UniformQuantizedType, lo: int, hi: int) -> jax.Array:
+    """`x` (int32) clamped to [lo, hi] and stored in `q`'s storage dtype."""
+    return jnp.clip(x, lo, hi).astype(q.storage_dtype)
+
+
+def requantize(
+    acc: jax.Array,
+    real_multiplier: float | np.ndarray,
+    out: UniformQuantizedType,
+    activation: Activation | None = None,
+) -> jax.Array:
+    """``clamp(MBQM(acc, real_multiplier) + zero_point)`` stored in `out`'s dtype.
+
+    `real_multiplier` is a double (or per-channel doubles already shaped to broadcast
+    against `acc`); it is turned into TFLite's (multiplier, shift) on the host."""
+    multiplier, shift = fp.quantize_multiplier(np.asarray(real_multiplier, np.float64))
+    y = fp.multiply_by_quantized_multiplier(acc, multiplier, shift) + out.zero_point
+    return saturate(y, out, *activation_range(activation, out))
+
+
+@contextmanager
+def x64() -> Iterator[None]:
+    """64-bit integer and float math for the enclosed lines only (JAX's global x64 mode
+    stays off); convert results back to 32-bit types before leaving the block."""
+    with jax.enable_x64(True):
+        yield
