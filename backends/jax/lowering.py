@@ -46,7 +46,7 @@ class LoweringContext:
 Kernel = Callable[[Any, list[jax.Array], LoweringContext], Sequence[jax.Array]]
 KERNELS: dict[type[Operation], Kernel] = {}
 _KERNEL_MODULES = ("activation", "conv", "conversion", "data_movement", "elementwise",
-                   "pool", "reduce", "resize")  # fmt: skip
+                   "normalization", "pool", "reduce", "resize")  # fmt: skip
 
 
 def kernel(*op_classes: type[Operation]) -> Callable[[Kernel], Kernel]:

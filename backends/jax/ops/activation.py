@@ -1,4 +1,4 @@
-"""Kernels of `dialects/synap/activation.py` (unary functions, softmax family)."""
+"""Kernels of `dialects/synap/activation.py` (elementwise unary functions)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from synapc.backends.jax.lowering import LoweringContext, kernel
-from synapc.backends.jax.ops.common import float_only, widen
+from synapc.backends.jax.ops.common import float_only
 from synapc.dialects.synap import activation as act
 
 
@@ -51,29 +51,11 @@ _FLOAT: dict[type, Callable[[jax.Array, dict[str, Any]], jax.Array]] = {
     act.AbsOp: lambda x, p: jnp.abs(x),
     act.NegOp: lambda x, p: -x,
     act.SquareOp: lambda x, p: x * x,
-    act.SoftmaxOp: lambda x, p: jax.nn.softmax(
-        x * jnp.asarray(p["beta"], x.dtype), axis=p["axis"]
-    ),
-    act.LogSoftmaxOp: lambda x, p: jax.nn.log_softmax(x, axis=p["axis"]),
-    act.L2NormalizeOp: lambda x, p: (
-        x
-        * lax.rsqrt(
-            jnp.maximum(
-                jnp.sum(x * x, axis=p["axis"], keepdims=True),
-                jnp.asarray(p["epsilon"], x.dtype),
-            )
-        )
-    ),
 }
-
-
-#: Ops that sum over an axis: computed in float32 when the tensor is float16.
-_WIDENED = {act.SoftmaxOp, act.LogSoftmaxOp, act.L2NormalizeOp}
 
 
 @kernel(*_FLOAT)
 def unary(op: act._Unary, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
     """Float unary function."""
     float_only(op)
-    x = widen(args[0]) if type(op) in _WIDENED else args[0]
-    return [_FLOAT[type(op)](x, op.props()).astype(args[0].dtype)]
+    return [_FLOAT[type(op)](args[0], op.props()).astype(args[0].dtype)]
