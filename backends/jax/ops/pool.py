@@ -1,4 +1,11 @@
-"""Kernels of `dialects/synap/pool.py`."""
+"""Kernels of `dialects/synap/pool.py`.
+
+Quantized pooling follows TFLite's reference integer kernels (``reference_ops`` /
+``reference_integer_ops`` ``AveragePool`` and ``MaxPool``): they work on the stored
+integers as they are -- no zero point is subtracted and the output's quantization is not
+used to rescale (LiteRT accepts different input and output parameters and ignores them);
+only the fused activation's range is taken from the output's parameters.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +13,9 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from synapc.backends.jax.lowering import LoweringContext, kernel
-from synapc.backends.jax.ops.common import activate, float_only, widen
+from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.ops.common import activate, any_quantized, widen
+from synapc.backends.jax.ops.quantized import activation_range, qtype, saturate
 from synapc.dialects.synap import pool
 
 
@@ -22,21 +30,51 @@ def _window(p: dict) -> tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, 
 def max_pool2d(
     op: pool.MaxPool2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Float max pooling; padding never wins."""
-    float_only(op)
+    """Max pooling; padding never wins. Quantized: the largest stored integer of the
+    window, clamped to the fused activation's range (TFLite ``MaxPool``)."""
     p = op.props()
     dims, strides, pads = _window(p)
+    if any_quantized(op):
+        qtype(op.input)
+        out = qtype(op.output)
+        x = args[0].astype(jnp.int32)
+        lowest = jnp.asarray(jnp.iinfo(args[0].dtype).min, jnp.int32)
+        y = lax.reduce_window(x, lowest, lax.max, dims, strides, pads)
+        return [saturate(y, out, *activation_range(p["activation"], out))]
     y = lax.reduce_window(args[0], -jnp.inf, lax.max, dims, strides, pads)
     return [activate(y, p["activation"])]
+
+
+def _quantized_avg_pool2d(op: pool.AvgPool2DOp, x: jax.Array, p: dict) -> jax.Array:
+    """TFLite's integer ``AveragePool``: the int32 sum of the stored integers in the
+    window divided by the number of in-bound cells, rounded half away from zero
+    (``(sum +- count / 2) / count`` with C division), then clamped to the activation
+    range."""
+    if p["count_include_pad"]:
+        raise UnsupportedOpError("quantized avg_pool2d with count_include_pad")
+    qtype(op.input)
+    out = qtype(op.output)
+    dims, strides, pads = _window(p)
+    zero = jnp.zeros((), jnp.int32)
+    total = lax.reduce_window(x.astype(jnp.int32), zero, lax.add, dims, strides, pads)
+    ones = jnp.ones((1, x.shape[1], x.shape[2], 1), jnp.int32)
+    count = lax.reduce_window(ones, zero, lax.add, dims, strides, pads)
+    half = count // 2
+    count = jnp.broadcast_to(count, total.shape)
+    half = jnp.broadcast_to(half, total.shape)
+    mean = lax.div(jnp.where(total > 0, total + half, total - half), count)
+    return saturate(mean, out, *activation_range(p["activation"], out))
 
 
 @kernel(pool.AvgPool2DOp)
 def avg_pool2d(
     op: pool.AvgPool2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Float average pooling; the divisor counts padding only with count_include_pad."""
-    float_only(op)
+    """Average pooling; the divisor counts padding only with count_include_pad (float
+    only). Quantized: TFLite's rounded integer average of the stored integers."""
     p = op.props()
+    if any_quantized(op):
+        return [_quantized_avg_pool2d(op, args[0], p)]
     dims, strides, pads = _window(p)
     x = widen(args[0])
     total = lax.reduce_window(x, jnp.zeros((), x.dtype), lax.add, dims, strides, pads)

@@ -1,12 +1,33 @@
-"""Kernels of `dialects/synap/reduce.py`."""
+"""Kernels of `dialects/synap/reduce.py`.
+
+Quantized reductions follow LiteRT's reference kernels (``tflite/kernels/reduce.cc``):
+
+* MEAN and SUM (int8, uint8, int16) are ``reference_ops::QuantizedMeanOrSum`` on every
+  axes set, with or without keep_dims (the 4-D spatial-mean special cases are only in the
+  optimized kernels): the int32 sum of ``q - zero_point`` is rescaled by
+  ``MultiplyByQuantizedMultiplier`` with ``QuantizeMultiplier(s_in / s_out)``; for MEAN
+  the multiplier first absorbs ``1 / num_elements``:
+  ``shift = min(floor(log2(n)), 32, 31 + exponent)``,
+  ``multiplier = (int64(multiplier) << shift) / n``, ``exponent -= shift``.
+  (The reference SUM of the ai-edge-litert 2.3 wheel reads and writes int8 / int16 tensors
+  as uint8 -- a bug of its ``QuantizedMeanOrSum`` wrapper, fixed in later LiteRT; the
+  kernel here is the intended one, which that wheel runs for uint8 SUM and every MEAN.)
+* REDUCE_MAX and REDUCE_MIN compare the stored integers; TFLite requires equal input and
+  output quantization.
+* ARG_MAX and ARG_MIN compare the stored integers (the first extreme index wins).
+"""
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from synapc.backends.jax.lowering import LoweringContext, kernel
-from synapc.backends.jax.ops.common import float_only, widen
+from synapc.backends.jax import fixed_point as fp
+from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.ops.common import any_quantized, widen
+from synapc.backends.jax.ops.quantized import qtype, saturate, scale_f64
+from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import reduce
 
 _FLOAT = {
@@ -17,13 +38,62 @@ _FLOAT = {
 }
 
 
+def mean_or_sum_multiplier(
+    in_q: UniformQuantizedType, out_q: UniformQuantizedType, count: int, mean: bool
+) -> tuple[int, int]:
+    """TFLite's ``(multiplier, shift)`` of QuantizedMeanOrSum: ``QuantizeMultiplier`` of
+    ``s_in / s_out`` in double; for a mean over `count` elements, ``1 / count`` folded in
+    with the integer division TFLite uses."""
+    multiplier, shift = (
+        int(v) for v in fp.quantize_multiplier(scale_f64(in_q) / scale_f64(out_q))
+    )
+    if mean and count > 0:
+        extra = min(count.bit_length() - 1, 32, 31 + shift)
+        multiplier = (multiplier << extra) // count
+        shift -= extra
+    return multiplier, shift
+
+
+def _per_tensor(op: reduce._Reduce) -> tuple[UniformQuantizedType, UniformQuantizedType]:
+    in_q, out_q = qtype(op.input), qtype(op.output)
+    if in_q.is_per_axis or out_q.is_per_axis:
+        raise UnsupportedOpError(f"per-axis quantized {op.name} is not supported")
+    if in_q.storage_dtype != out_q.storage_dtype:
+        raise UnsupportedOpError(f"{op.name} from {in_q} to {out_q} is not supported")
+    return in_q, out_q
+
+
+def _quantized_reduction(op: reduce._Reduce, x: jax.Array, p: dict) -> jax.Array:
+    """The integer reduction of stored integers `x` (see the module docstring)."""
+    in_q, out_q = _per_tensor(op)
+    axes, keep = tuple(p["axes"]), p["keep_dims"]
+    if isinstance(op, reduce.ReduceMaxOp | reduce.ReduceMinOp):
+        if (np.float32(in_q.scale), in_q.zero_point) != (
+            np.float32(out_q.scale),
+            out_q.zero_point,
+        ):
+            raise UnsupportedOpError(
+                f"{op.name} needs equal input and output quantization (as TFLite)"
+            )
+        find = jnp.max if isinstance(op, reduce.ReduceMaxOp) else jnp.min
+        return find(x, axis=axes, keepdims=keep)
+    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    mean = isinstance(op, reduce.ReduceMeanOp)
+    multiplier, shift = mean_or_sum_multiplier(in_q, out_q, count, mean)
+    centered = x.astype(jnp.int32) - jnp.int32(in_q.zero_point)
+    total = jnp.sum(centered, axis=axes, keepdims=keep, dtype=jnp.int32)
+    y = fp.multiply_by_quantized_multiplier(total, multiplier, shift) + out_q.zero_point
+    return saturate(y, out_q, out_q.storage_min, out_q.storage_max)
+
+
 @kernel(*_FLOAT)
 def reduction(
     op: reduce._Reduce, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Float reduction over axes."""
-    float_only(op)
+    """Reduction over axes: float, or TFLite's integer kernels on quantized values."""
     p = op.props()
+    if any_quantized(op):
+        return [_quantized_reduction(op, args[0], p)]
     result = _FLOAT[type(op)](widen(args[0]), axis=p["axes"], keepdims=p["keep_dims"])
     return [result.astype(args[0].dtype)]
 
@@ -32,7 +102,8 @@ def reduction(
 def arg_reduction(
     op: reduce._ArgReduce, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Index of the first extreme value along the axis (works on any element type)."""
+    """Index of the first extreme value along the axis (works on any element type;
+    quantized values compare as their stored integers, as in TFLite)."""
     p = op.props()
     find = jnp.argmax if isinstance(op, reduce.ArgMaxOp) else jnp.argmin
     index = find(args[0], axis=p["axis"], keepdims=p["keep_dims"])
