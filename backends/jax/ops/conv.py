@@ -1,24 +1,73 @@
-"""Kernels of `dialects/synap/conv.py`: convolutions, fully connected, matmul."""
+"""Kernels of `dialects/synap/conv.py`: convolutions, fully connected, matmul.
+
+Float and quantized layers share the linear part (XLA convolution, the per-tap depthwise
+sum, the matrix product) and differ in how operands are prepared and how the accumulator
+is finished:
+
+* float: the operands as they are, accumulating in float32 for narrower floats; finish
+  with bias and fused activation.
+* quantized (TFLite's reference integer kernels): stored integers minus their zero
+  points, as int32; the linear part accumulates exactly in int32, or in int64 inside
+  ``x64()`` (XLA CPU's integer convolution and dot are exact); finish with the integer
+  bias, the per-channel rescale to the output scale, the output zero point and the clamp
+  to the fused activation's range. Padding and input dilation insert zeros in the
+  zero-point-free domain, which is what TFLite's kernels do by skipping those taps.
+
+What ai-edge-litert 2.3 (``BUILTIN_REF``) computes, found against it
+(tests/test_tflite_quant_conv.py):
+
+* CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV: int8 and uint8 accumulate in int32 and
+  rescale with the int32 MultiplyByQuantizedMultiplier (double rounding); 16x8 layers
+  accumulate in int64 and use the int64 overload (16-bit reduced multiplier, rounded once),
+  except with an int32 bias (``quantized_bias_type`` INT32), which takes the int32 path.
+  Multipliers are ``double(s_in) * double(s_w[c]) / double(s_out)`` for int8 and int16
+  inputs (per-tensor weights too), ``double(float(s_in * s_w)) / double(s_out)`` (float32
+  product) for uint8.
+* FULLY_CONNECTED with 8-bit weights rescales in float64:
+  ``int32(round(double(acc) * m))``, ties away from zero; with int16 weights (16x16) it
+  accumulates in int64 and uses the int64 MBQM.
+* BATCH_MATMUL (int8, int16): MBQM (int64 overload for int16) by
+  ``double(float(s_lhs * s_rhs)) / double(s_out)``, clamped to the storage range.
+* The weights' zero point is subtracted in uint8 layers and in per-tensor
+  FULLY_CONNECTED only; the int8/int16 convolution kernels and per-channel
+  FULLY_CONNECTED ignore it (CONV_2D refuses a nonzero one).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
-from synapc.backends.jax.lowering import LoweringContext, kernel
-from synapc.backends.jax.ops.common import activate, float_only, widen
+from synapc.backends.jax import fixed_point as fp
+from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.ops.common import activate, any_quantized, widen
+from synapc.backends.jax.ops.quantized import (
+    activation_range,
+    qtype,
+    saturate,
+    scale_f64,
+    scales_f64,
+    stored,
+    x64,
+)
+from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import conv
-from synapc.dialects.synap.base import shape_of
+from synapc.dialects.synap.attributes import Activation
+from synapc.dialects.synap.base import element_of, is_quantized, shape_of
 
 _NHWC = ("NHWC", "HWIO", "NHWC")
 
+Linear = Callable[[jax.Array, jax.Array, jnp.dtype], jax.Array]
+"""The linear part of a layer: ``(input, weights, accumulator dtype) -> accumulator``."""
 
-def _finish(op: conv._BiasedLayer, y: jax.Array, args: list[jax.Array]) -> list[jax.Array]:
-    """Add the bias to the (float32) accumulator, activate, and return in input dtype."""
-    if len(args) > 2:
-        y = y + args[2].astype(y.dtype)
-    return [activate(y, op.props()["activation"]).astype(args[0].dtype)]
+
+# --------------------------------------------------------------------------------------
+# Linear parts, shared by float and integer layers
+# --------------------------------------------------------------------------------------
 
 
 def _pads(pad: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -28,132 +77,365 @@ def _pads(pad: tuple[int, ...]) -> list[tuple[int, int]]:
 def _convolve(
     x: jax.Array,
     w_hwio: jax.Array,
+    acc: jnp.dtype,
     strides: tuple[int, ...],
     padding: list[tuple[int, int]],
     dilations: tuple[int, ...],
     input_dilation: tuple[int, ...] = (1, 1),
     groups: int = 1,
 ) -> jax.Array:
-    """NHWC x HWIO convolution accumulating in float32 for narrower floats."""
+    """NHWC x HWIO convolution accumulating in `acc`; padding and input dilation insert
+    zeros, which integer operands must therefore carry with zero points removed."""
     return lax.conv_general_dilated(
-        x,
-        w_hwio,
+        x.astype(acc) if jnp.issubdtype(acc, jnp.integer) else x,
+        w_hwio.astype(acc) if jnp.issubdtype(acc, jnp.integer) else w_hwio,
         strides,
         padding,
         lhs_dilation=input_dilation,
         rhs_dilation=dilations,
         dimension_numbers=_NHWC,
         feature_group_count=groups,
-        preferred_element_type=widen(x).dtype,
+        preferred_element_type=acc,
     )
+
+
+def _matmul(lhs: jax.Array, rhs: jax.Array, acc: jnp.dtype) -> jax.Array:
+    """``lhs @ rhs`` (NumPy broadcasting of batch dimensions) accumulating in `acc`."""
+    if jnp.issubdtype(acc, jnp.integer):
+        lhs, rhs = lhs.astype(acc), rhs.astype(acc)
+    return jnp.matmul(lhs, rhs, preferred_element_type=acc)
+
+
+# --------------------------------------------------------------------------------------
+# Finishing the accumulator
+# --------------------------------------------------------------------------------------
+
+
+def _float_layer(
+    op: conv._BiasedLayer, args: list[jax.Array], linear: Linear
+) -> list[jax.Array]:
+    """A float layer: the linear part in float32 (or wider), bias, fused activation, back
+    to the input's dtype."""
+    x = args[0]
+    y = linear(x, args[1], widen(x).dtype)
+    if len(args) > 2:
+        y = y + args[2].astype(y.dtype)
+    return [activate(y, op.props()["activation"]).astype(x.dtype)]
+
+
+def _real_multipliers(
+    qx: UniformQuantizedType, qw: UniformQuantizedType, qo: UniformQuantizedType
+) -> np.ndarray:
+    """TFLite's effective output scales (one per output channel, or a single one for
+    per-tensor weights): ``double(s_in) * double(s_w[c]) / double(s_out)`` as
+    PopulateConvolutionQuantizationParams computes them for int8 and int16 inputs; uint8
+    layers use the legacy per-tensor multiplier of their uint8 kernels, whose product of
+    scales is a float32 one: ``double(float(s_in * s_w)) / double(s_out)``."""
+    if qx.storage_dtype == np.uint8:
+        product = (np.float32(qx.scale) * qw.scales.astype(np.float32)).astype(np.float64)
+        return product / scale_f64(qo)
+    return scale_f64(qx) * scales_f64(qw) / scale_f64(qo)
+
+
+def _channel_vector(values: np.ndarray, q: UniformQuantizedType) -> np.ndarray:
+    """Per-channel host values shaped to broadcast along the last (channel) axis; a 0-d
+    array for per-tensor weights."""
+    return values.reshape(-1) if q.is_per_axis else values.reshape(())
+
+
+def _split64(acc: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """An int64 array (inside ``x64()``) as the ``(hi int32, lo uint32)`` pairs of
+    `fixed_point`."""
+    hi = (acc >> 32).astype(jnp.int32)
+    lo = (acc & 0xFFFFFFFF).astype(jnp.uint32)
+    return hi, lo
+
+
+def _requantize_mbqm(
+    acc: jax.Array | tuple[jax.Array, jax.Array], real: np.ndarray
+) -> jax.Array:
+    """TFLite's MultiplyByQuantizedMultiplier of an int32 accumulator, or of an int64 one
+    given as a ``(hi, lo)`` pair (the int64 overload), by the real multipliers `real`."""
+    multiplier, shift = fp.quantize_multiplier(real)
+    if isinstance(acc, tuple):
+        return fp.multiply_by_quantized_multiplier_int64(*acc, multiplier, shift)
+    return fp.multiply_by_quantized_multiplier(acc, multiplier, shift)
+
+
+def _round_half_away(v: jax.Array) -> jax.Array:
+    """``std::round`` of a float array: ties away from zero, computed exactly."""
+    t = jnp.trunc(v)
+    return t + jnp.where(jnp.abs(v - t) >= 0.5, jnp.sign(v), 0.0)
+
+
+def _rescale_f64(acc: jax.Array, real: np.ndarray) -> jax.Array:
+    """``int32(std::round(double(acc) * real))``: the float64 rescale of ai-edge-litert
+    2.3's reference FULLY_CONNECTED. `acc` is int32, or int64 inside an ``x64()`` block
+    (the caller's); the result is int32."""
+    with x64():
+        y = _round_half_away(acc.astype(jnp.float64) * jnp.asarray(real, jnp.float64))
+        return jnp.clip(y, fp.INT32_MIN, fp.INT32_MAX).astype(jnp.int32)
+
+
+def _check_integer(op: conv._BiasedLayer) -> tuple[UniformQuantizedType, ...]:
+    """The quantized types of a quantized layer's input, weights and output.
+
+    A float layer with quantized weights (TFLite's hybrid kernels) is not supported, nor
+    are per-channel weights quantized along another axis than the output channels' (0,
+    or 3 for depthwise weights), which TFLite refuses too."""
+    if not is_quantized(element_of(op.input)):
+        raise UnsupportedOpError(
+            f"{op.name} with float input and quantized weights (hybrid) is not supported "
+            "by the JAX backend"
+        )
+    qw = qtype(op.filter)
+    channel_axis = 3 if isinstance(op, conv.DepthwiseConv2DOp) else 0
+    if qw.is_per_axis and qw.quantized_dimension != channel_axis:
+        raise UnsupportedOpError(
+            f"{op.name} with weights quantized along axis {qw.quantized_dimension} "
+            f"(not {channel_axis}, the output channels) is not supported"
+        )
+    return qtype(op.input), qw, qtype(op.output)
+
+
+def _uses_weight_zero_point(
+    op: conv._BiasedLayer, qx: UniformQuantizedType, qw: UniformQuantizedType
+) -> bool:
+    """Whether TFLite subtracts the weights' zero point: in uint8 layers and in fully
+    connected layers with per-tensor weights. The int8 and 16x8 convolution kernels and
+    per-channel fully connected ignore it (CONV_2D refuses a nonzero one at Prepare,
+    DEPTHWISE_CONV_2D and TRANSPOSE_CONV run as if it were 0)."""
+    if qx.storage_dtype == np.uint8:
+        return True
+    return isinstance(op, conv.FullyConnectedOp) and not qw.is_per_axis
+
+
+def _accumulates_int64(op: conv._BiasedLayer, qx: UniformQuantizedType) -> bool:
+    """Whether a quantized layer accumulates in int64: 16-bit activations, unless the bias
+    is int32 (TFLite's 16x8 kernels with ``quantized_bias_type`` INT32 accumulate in int32
+    and use the int32 MBQM; the importer gives such layers a zero int32 bias when they
+    have none)."""
+    if qx.storage_dtype != np.int16:
+        return False
+    return op.bias is None or qtype(op.bias).storage_dtype != np.int32
+
+
+def _rescaled(
+    accumulate: Callable[[jnp.dtype], jax.Array],
+    bias: jax.Array | None,
+    real: np.ndarray,
+    *,
+    acc64: bool,
+    float64_rescale: bool,
+) -> jax.Array:
+    """``rescale(accumulate(dtype) + bias)`` as int32: the accumulator in int32, or in
+    int64 for `acc64` (inside ``x64()``); rescaled by the real multipliers `real` with
+    MBQM (the int64 overload for `acc64`), or in float64 for `float64_rescale`."""
+    if not acc64:
+        acc = accumulate(jnp.int32)
+        if bias is not None:
+            acc = acc + bias.astype(jnp.int32)
+        return _rescale_f64(acc, real) if float64_rescale else _requantize_mbqm(acc, real)
+    with x64():
+        acc = accumulate(jnp.int64)
+        if bias is not None:
+            acc = acc + bias.astype(jnp.int64)
+        if float64_rescale:
+            return _rescale_f64(acc, real)
+        pair = _split64(acc)
+    return _requantize_mbqm(pair, real)
+
+
+def _integer_layer(
+    op: conv._BiasedLayer,
+    args: list[jax.Array],
+    linear: Linear,
+    *,
+    float64_rescale: bool,
+    acc64: bool | None,
+) -> list[jax.Array]:
+    """A quantized layer as TFLite's reference integer kernels compute it.
+
+    ``acc = linear(x - zp_x, w - zp_w) + bias`` (int32, or int64: `acc64`, by default
+    `_accumulates_int64`), rescaled per output channel by ``s_in * s_w / s_out`` (MBQM, or
+    float64 for `float64_rescale`), plus the output zero point, clamped to the fused
+    activation's range."""
+    qx, qw, qo = _check_integer(op)
+    x = stored(args[0], qx)
+    w = stored(args[1], qw) if _uses_weight_zero_point(op, qx, qw) else args[1]
+    y = _rescaled(
+        lambda acc: linear(x, w, acc),
+        args[2] if len(args) > 2 else None,
+        _channel_vector(_real_multipliers(qx, qw, qo), qw),
+        acc64=_accumulates_int64(op, qx) if acc64 is None else acc64,
+        float64_rescale=float64_rescale,
+    )
+    activation: Activation = op.props()["activation"]
+    return [saturate(y + qo.zero_point, qo, *activation_range(activation, qo))]
+
+
+def _layer(
+    op: conv._BiasedLayer,
+    args: list[jax.Array],
+    linear: Linear,
+    *,
+    float64_rescale: bool = False,
+    acc64: bool | None = None,
+) -> list[jax.Array]:
+    """Run a biased layer in float or integer arithmetic, by its types."""
+    if any_quantized(op):
+        return _integer_layer(
+            op, args, linear, float64_rescale=float64_rescale, acc64=acc64
+        )
+    return _float_layer(op, args, linear)
+
+
+# --------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------
 
 
 @kernel(conv.Conv2DOp)
 def conv2d(
     op: conv.Conv2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Float convolution; filter OHWI -> HWIO for XLA."""
-    float_only(op)
+    """Convolution (float or quantized); filter OHWI -> HWIO for XLA."""
     p = op.props()
-    y = _convolve(
-        args[0],
-        jnp.transpose(args[1], (1, 2, 3, 0)),
-        p["strides"],
-        _pads(p["pad"]),
-        p["dilations"],
-        groups=p["groups"],
-    )
-    return _finish(op, y, args)
+
+    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
+        return _convolve(
+            x,
+            jnp.transpose(w, (1, 2, 3, 0)),
+            acc,
+            p["strides"],
+            _pads(p["pad"]),
+            p["dilations"],
+            groups=p["groups"],
+        )
+
+    return _layer(op, args, linear)
 
 
 @kernel(conv.DepthwiseConv2DOp)
 def depthwise_conv2d(
     op: conv.DepthwiseConv2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Float depthwise convolution as a sum of KH x KW shifted, scaled inputs.
+    """Depthwise convolution (float or quantized) as a sum of KH x KW shifted, scaled
+    inputs.
 
     Written out tap by tap rather than as XLA's grouped convolution: jaxlib 0.10.2's CPU
     grouped convolution gave wrong results inside larger programs (mediapipe face
     detection: errors of 50 against LiteRT, correct when run alone). Tap sums are also
     what depthwise layers cost: KH x KW multiply-adds per output.
     """
-    float_only(op)
     p = op.props()
-    x, w = args[0], args[1]
-    multiplier = w.shape[3] // x.shape[3]
-    if multiplier > 1:  # output channel c reads input channel c // multiplier
-        x = jnp.repeat(x, multiplier, axis=3)
     (top, bottom, left, right), (sh, sw), (dh, dw) = p["pad"], p["strides"], p["dilations"]
-    x = jnp.pad(x, [(0, 0), (top, bottom), (left, right), (0, 0)])
     _, height, width, _ = shape_of(op.output)
-    total = None
-    for i in range(w.shape[1]):
-        for j in range(w.shape[2]):
-            window = lax.slice(
-                x,
-                (0, i * dh, j * dw, 0),
-                (
-                    x.shape[0],
-                    i * dh + sh * (height - 1) + 1,
-                    j * dw + sw * (width - 1) + 1,
-                    x.shape[3],
-                ),
-                (1, sh, sw, 1),
-            )
-            term = widen(window) * widen(w[0, i, j])
-            total = term if total is None else total + term
-    return _finish(op, total, args)
+
+    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
+        multiplier = w.shape[3] // x.shape[3]
+        if multiplier > 1:  # output channel c reads input channel c // multiplier
+            x = jnp.repeat(x, multiplier, axis=3)
+        x = jnp.pad(x, [(0, 0), (top, bottom), (left, right), (0, 0)])
+        total = None
+        for i in range(w.shape[1]):
+            for j in range(w.shape[2]):
+                window = lax.slice(
+                    x,
+                    (0, i * dh, j * dw, 0),
+                    (
+                        x.shape[0],
+                        i * dh + sh * (height - 1) + 1,
+                        j * dw + sw * (width - 1) + 1,
+                        x.shape[3],
+                    ),
+                    (1, sh, sw, 1),
+                )
+                if jnp.issubdtype(acc, jnp.integer):
+                    term = window.astype(acc) * w[0, i, j].astype(acc)
+                else:
+                    term = widen(window) * widen(w[0, i, j])
+                total = term if total is None else total + term
+        return total
+
+    return _layer(op, args, linear)
 
 
 @kernel(conv.TransposeConv2DOp)
 def transpose_conv2d(
     op: conv.TransposeConv2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Float transposed convolution: a stride-1 convolution of the zero-dilated input with
-    the spatially flipped filter, then the crop (negative crop = extension)."""
-    float_only(op)
+    """Transposed convolution (float or quantized): a stride-1 convolution of the
+    zero-dilated input with the spatially flipped filter, then the crop (negative crop =
+    extension)."""
     p = op.props()
-    w = args[1]
-    kh, kw = w.shape[1], w.shape[2]
+    kh, kw = shape_of(op.filter)[1:3]
     (dh, dw), pad = p["dilations"], p["pad"]
     padding = [
         (dh * (kh - 1) - pad[0], dh * (kh - 1) - pad[1]),
         (dw * (kw - 1) - pad[2], dw * (kw - 1) - pad[3]),
     ]
-    y = _convolve(
-        args[0],
-        jnp.transpose(w[:, ::-1, ::-1, :], (1, 2, 3, 0)),
-        (1, 1),
-        padding,
-        p["dilations"],
-        input_dilation=p["strides"],
-    )
-    return _finish(op, y, args)
+
+    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
+        return _convolve(
+            x,
+            jnp.transpose(w[:, ::-1, ::-1, :], (1, 2, 3, 0)),
+            acc,
+            (1, 1),
+            padding,
+            p["dilations"],
+            input_dilation=p["strides"],
+        )
+
+    return _layer(op, args, linear)
 
 
 @kernel(conv.FullyConnectedOp)
 def fully_connected(
     op: conv.FullyConnectedOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Float ``x @ w.T + b``."""
-    float_only(op)
-    return _finish(
-        op,
-        jnp.matmul(args[0], args[1].T, preferred_element_type=widen(args[0]).dtype),
-        args,
-    )
+    """``x @ w.T + b`` (float or quantized). Quantized layers with 8-bit weights rescale
+    in float64; int16 weights (16x16) accumulate in int64 and use the int64 MBQM, whatever
+    the bias type."""
+
+    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
+        return _matmul(x, w.T, acc)
+
+    weights = element_of(op.filter)
+    if is_quantized(weights) and qtype(op.filter).storage_dtype == np.int16:
+        return _layer(op, args, linear, acc64=True)
+    return _layer(op, args, linear, float64_rescale=True)
 
 
 @kernel(conv.MatMulOp)
 def matmul(
     op: conv.MatMulOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Float batched matmul with optional transposes of the last two dimensions."""
-    float_only(op)
+    """Batched matmul (float or quantized) with optional transposes of the last two
+    dimensions.
+
+    Quantized operands accumulate ``(lhs - zp) @ (rhs - zp)`` in int32 (int64 for int16)
+    and rescale with MBQM (the int64 overload for int16) by
+    ``double(float(s_lhs * s_rhs)) / double(s_out)`` (GetQuantizedConvolutionMultipler's
+    float32 product of scales), to the full storage range (no fused activation)."""
     p = op.props()
     lhs, rhs = args
+    quantized = any_quantized(op)
+    if quantized:
+        ql, qr, qo = qtype(op.lhs), qtype(op.rhs), qtype(op.output)
+        lhs, rhs = stored(lhs, ql), stored(rhs, qr)
     if p["transpose_lhs"]:
         lhs = jnp.swapaxes(lhs, -1, -2)
     if p["transpose_rhs"]:
         rhs = jnp.swapaxes(rhs, -1, -2)
-    return [jnp.matmul(lhs, rhs, preferred_element_type=widen(lhs).dtype).astype(lhs.dtype)]
+    if not quantized:
+        return [_matmul(lhs, rhs, widen(lhs).dtype).astype(args[0].dtype)]
+    product = np.float64(np.float32(ql.scale) * np.float32(qr.scale))
+    y = _rescaled(
+        lambda acc: _matmul(lhs, rhs, acc),
+        None,
+        np.asarray(product / scale_f64(qo)),
+        acc64=ql.storage_dtype == np.int16,
+        float64_rescale=False,
+    )
+    return [saturate(y + qo.zero_point, qo, qo.storage_min, qo.storage_max)]

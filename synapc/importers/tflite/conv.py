@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import tflite
 from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
 
+from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import conv, data_movement
 from synapc.dialects.synap.attributes import (
     Activation,
@@ -17,6 +19,75 @@ from synapc.importers.tflite.helpers import (
     padding,
 )
 from synapc.importers.tflite.reader import Importer, TfliteOp, converts
+
+_INT32, _INT64 = np.dtype(np.int32), np.dtype(np.int64)
+
+
+def _bias_dtype(
+    imp: Importer, x: int, w: int, quantized_bias_type: int | None
+) -> np.dtype | None:
+    """The type LiteRT reads a quantized layer's bias as (None for float layers).
+
+    int32, except for int16 inputs: 16x8 layers (int8 weights) read int64 unless the
+    options' ``quantized_bias_type`` is INT32; 16x16 fully connected layers read int32
+    unless it is INT64. LiteRT does not check the bias tensor against it (a mismatch reads
+    the buffer as the other type)."""
+    element = imp.element_type(x)
+    if not isinstance(element, UniformQuantizedType):
+        return None
+    if element.storage_dtype != np.int16:
+        return _INT32
+    if imp.numpy_dtype(w) == np.int16:
+        return _INT64 if quantized_bias_type == tflite.TensorType.INT64 else _INT32
+    return _INT32 if quantized_bias_type == tflite.TensorType.INT32 else _INT64
+
+
+def _bias(
+    imp: Importer,
+    op: TfliteOp,
+    x: int,
+    w: int,
+    bias: int | None,
+    quantized_bias_type: int | None,
+) -> SSAValue | None:
+    """The bias operand of a layer with input `x`, weights `w` and optional `bias`.
+
+    A quantized bias whose type is not the one LiteRT reads (`_bias_dtype`) is refused.
+    A 16x8 layer without bias but with ``quantized_bias_type`` INT32 runs LiteRT's int32
+    kernel (int32 accumulator and multiplier) rather than the int64 one: it gets an int32
+    zero bias, which tells the backend so."""
+    want = _bias_dtype(imp, x, w, quantized_bias_type)
+    if bias is not None:
+        got = imp.numpy_dtype(bias)
+        if want is not None and got != want:
+            raise op.fail(
+                f"the bias is {got}, but LiteRT reads the bias of this layer as {want} "
+                "(see the options' quantized_bias_type)"
+            )
+        return imp.value(bias)
+    element, weights = imp.element_type(x), imp.element_type(w)
+    if (
+        want != _INT32
+        or not isinstance(element, UniformQuantizedType)
+        or element.storage_dtype != np.int16
+    ):
+        return None
+    if not isinstance(weights, UniformQuantizedType):
+        raise op.fail("a quantized layer needs quantized weights")
+    channels = imp.shape(op.outputs[0])[-1]
+    scales = element.scale * weights.scales
+    bias_type = (
+        UniformQuantizedType.per_axis("i32", 0, scales)
+        if weights.is_per_axis
+        else UniformQuantizedType.per_tensor("i32", float(scales[0]))
+    )
+    constant = imp.weights.constant(
+        np.zeros(channels, np.int32),
+        f"{imp.tensor_name(op.outputs[0])}_zero_bias",
+        TensorType(bias_type, [channels]),
+    )
+    imp.ops.append(constant)
+    return constant.results[0]
 
 
 @converts("CONV_2D")
@@ -36,7 +107,7 @@ def _conv2d(imp: Importer, op: TfliteOp) -> None:
         conv.Conv2DOp,
         imp.value(x),
         imp.value(w),
-        None if bias is None else imp.value(bias),
+        _bias(imp, op, x, w, bias, o.QuantizedBiasType()),
         strides=strides,
         dilations=dilations,
         pad=pad,
@@ -61,7 +132,7 @@ def _depthwise(imp: Importer, op: TfliteOp) -> None:
         conv.DepthwiseConv2DOp,
         imp.value(x),
         imp.value(w),
-        None if bias is None else imp.value(bias),
+        _bias(imp, op, x, w, bias, None),
         strides=strides,
         dilations=dilations,
         pad=pad,
@@ -82,6 +153,7 @@ def _transpose_conv(imp: Importer, op: TfliteOp) -> None:
         (o.StrideH(), o.StrideW()),
         o.Padding(),
         fused_activation(op, code),
+        o.QuantizedBiasType(),
     )
 
 
@@ -118,6 +190,7 @@ def _emit_transpose_conv(
     strides: tuple[int, int],
     padding: int,
     activation: Activation,
+    quantized_bias_type: int | None = None,
 ) -> None:
     """A TFLite transposed convolution: the output shape is the output tensor's; SAME
     padding is computed on the output as for a convolution from output to input."""
@@ -137,7 +210,7 @@ def _emit_transpose_conv(
         conv.TransposeConv2DOp,
         imp.value(x),
         imp.value(w),
-        None if bias is None else imp.value(bias),
+        _bias(imp, op, x, w, bias, quantized_bias_type),
         strides=strides,
         pad=pads,
         activation=activation,
@@ -171,7 +244,7 @@ def _fully_connected(imp: Importer, op: TfliteOp) -> None:
         conv.FullyConnectedOp.make(
             value,
             imp.value(w),
-            None if bias is None else imp.value(bias),
+            _bias(imp, op, x, w, bias, None if o is None else o.QuantizedBiasType()),
             activation=activation,
             result_types=[out_type],
             **op.source,
