@@ -12,6 +12,7 @@ from synapc.dialects.synap.attributes import Activation, ActivationAttr
 from synapc.dialects.synap.base import (
     Shape,
     SynapOp,
+    bool_prop,
     element_of,
     enum_prop,
     is_float,
@@ -45,16 +46,23 @@ class _BinaryWithActivation(_Binary):
 
 @irdl_op_definition
 class AddOp(_BinaryWithActivation):
-    """Elementwise sum."""
+    """Elementwise sum.
+
+    `pot_scale_int16` is TFLite's flag for int16 operands: when set and every scale is a
+    power of two, the integer kernel rescales by shifts alone (TFLite's schema default)."""
 
     name = "synap.add"
+
+    pot_scale_int16 = bool_prop(True)
 
 
 @irdl_op_definition
 class SubOp(_BinaryWithActivation):
-    """Elementwise difference ``lhs - rhs``."""
+    """Elementwise difference ``lhs - rhs`` (`pot_scale_int16` as for `synap.add`)."""
 
     name = "synap.sub"
+
+    pot_scale_int16 = bool_prop(True)
 
 
 @irdl_op_definition

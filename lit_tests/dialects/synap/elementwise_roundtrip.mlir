@@ -16,14 +16,14 @@
 func.func @with_activation(%a: tensor<1x4x4x3xf32>, %b: tensor<3xf32>, %c: tensor<1x1x4x1xf32>) {
   // add with the default activation (none), same shapes.
   // CHECK-NEXT: %0 = synap.add %a, %a : (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
-  // GENERIC: %0 = "synap.add"(%a, %a) <{activation = #synap<activation none>}> : (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  // GENERIC: %0 = "synap.add"(%a, %a) <{pot_scale_int16 = true, activation = #synap<activation none>}> : (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
   %0 = synap.add %a, %a : (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
   // add with an explicit default activation, elided; broadcasting a per-channel vector.
   // CHECK-NEXT: %1 = synap.add %a, %b : (tensor<1x4x4x3xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
   %1 = synap.add %a, %b {activation = #synap<activation none>} : (tensor<1x4x4x3xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
   // add with activation and layer attributes; both operands broadcast.
   // CHECK-NEXT: %2 = synap.add %c, %b {layer_name = "add_1", layer_index = 12 : i64, activation = #synap<activation relu>} : (tensor<1x1x4x1xf32>, tensor<3xf32>) -> tensor<1x1x4x3xf32>
-  // GENERIC: %2 = "synap.add"(%c, %b) <{activation = #synap<activation relu>}> {layer_name = "add_1", layer_index = 12 : i64} : (tensor<1x1x4x1xf32>, tensor<3xf32>) -> tensor<1x1x4x3xf32>
+  // GENERIC: %2 = "synap.add"(%c, %b) <{activation = #synap<activation relu>, pot_scale_int16 = true}> {layer_name = "add_1", layer_index = 12 : i64} : (tensor<1x1x4x1xf32>, tensor<3xf32>) -> tensor<1x1x4x3xf32>
   %2 = synap.add %c, %b {layer_name = "add_1", layer_index = 12 : i64, activation = #synap<activation relu>} : (tensor<1x1x4x1xf32>, tensor<3xf32>) -> tensor<1x1x4x3xf32>
   // sub, default and with every attribute.
   // CHECK-NEXT: %3 = synap.sub %a, %b : (tensor<1x4x4x3xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>

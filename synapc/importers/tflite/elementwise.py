@@ -24,7 +24,18 @@ def _binary_with_fused_activation(imp: Importer, op: TfliteOp) -> None:
     op_class, options_class = _BINARY_WITH_ACTIVATION[op.name]
     o = op.options(options_class)
     code = o.FusedActivationFunction() if o is not None else 0
-    emit(imp, op, op_class, activation=fused_activation(op, code))
+    props = {"activation": fused_activation(op, code)}
+    # ADD/SUB: int16 with power-of-two scales takes TFLite's "POT" path only while
+    # `pot_scale_int16` is set (the schema default; the converter clears it in 16x8
+    # models; without an options table LiteRT's zero-initialised params clear it).
+    # Carried when the synap op has the property.
+    if op.name in ("ADD", "SUB") and _has_property(op_class, "pot_scale_int16"):
+        props["pot_scale_int16"] = bool(o.PotScaleInt16()) if o is not None else False
+    emit(imp, op, op_class, **props)
+
+
+def _has_property(op_class: type, name: str) -> bool:
+    return name in op_class.get_irdl_definition().properties
 
 
 _SIMPLE = {
