@@ -1,41 +1,160 @@
-"""Kernels of `dialects/synap/conversion.py`: cast, quantize, dequantize."""
+"""Kernels of `dialects/synap/conversion.py`: cast, quantize, requantize, dequantize,
+bit-exact with LiteRT's reference kernels.
+
+Float arithmetic that must match TFLite's float32 or double arithmetic bit for bit cannot
+be written as plain float32 JAX code: XLA's CPU backend fuses a multiply feeding an add
+into one FMA (one rounding where C++ rounds twice) and divides by a broadcast scalar by
+multiplying with its reciprocal. :func:`float32_op` computes one float32 operation exactly
+(in float64, rounded back with ``lax.reduce_precision``, which XLA lowers to integer bit
+operations that LLVM cannot fuse or narrow).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
+from synapc.backends.jax import fixed_point as fp
 from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
-from synapc.backends.jax.ops.quantized import per_axis
+from synapc.backends.jax.ops.quantized import per_axis, qtype, scales_f64, stored, x64
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import conversion
 from synapc.dialects.synap.base import element_of, is_float
 
+INT32_MIN = -(2**31)
+
 
 def round_half_away(x: jax.Array) -> jax.Array:
-    """TFLite's TfLiteRound / std::round: halves round away from zero."""
-    return jnp.sign(x) * jnp.floor(jnp.abs(x) + 0.5)
+    """TFLite's TfLiteRound / ``std::round`` on floats, exactly: halves round away from
+    zero (the fraction is taken exactly, so values just below one half stay below)."""
+    t = jnp.trunc(x)
+    return t + jnp.where(jnp.abs(x - t) >= 0.5, jnp.sign(x), jnp.zeros_like(x))
+
+
+def to_float32(x: jax.Array) -> jax.Array:
+    """Float64 `x` rounded to the nearest float32 value (ties to even), still float64.
+
+    Use inside :func:`~synapc.backends.jax.ops.quantized.x64`. Float64 has more than
+    2 * 24 + 2 significand bits, so a +, -, * or / of float32 values computed in float64
+    and rounded with this is IEEE float32's result (results below float32's smallest
+    normal number excepted: they flush to zero)."""
+    return lax.reduce_precision(x, exponent_bits=8, mantissa_bits=23)
+
+
+def float32_op(op: Callable[[jax.Array, jax.Array], jax.Array]) -> Callable[..., jax.Array]:
+    """`op` of two float32 values (float64 arrays holding float32 values) computed as C++
+    computes it in float32: exactly, then rounded once (use inside ``x64()``)."""
+
+    def exact(a: jax.Array, b: jax.Array | np.ndarray | float) -> jax.Array:
+        return to_float32(op(a, b))
+
+    return exact
+
+
+f32_add = float32_op(jnp.add)
+f32_mul = float32_op(jnp.multiply)
+
+
+def c_int32(x: jax.Array) -> jax.Array:
+    """``static_cast<int32_t>`` of integral float64 values as x86-64 does it: values out of
+    range (and NaN) become INT32_MIN. Returns int64 (inside ``x64()``)."""
+    bad = ~(jnp.abs(x) < 2.0**31)
+    return jnp.where(bad, INT32_MIN, jnp.where(bad, 0, x).astype(jnp.int64))
+
+
+def _wrap_int32(x: jax.Array) -> jax.Array:
+    """int64 `x` wrapped to int32 (two's complement), as int64."""
+    return ((x + 2**31) & (2**32 - 1)) - 2**31
+
+
+def affine_quantize(x: jax.Array, q: UniformQuantizedType) -> jax.Array:
+    """TFLite's reference AffineQuantize (per-tensor):
+    ``clamp(int32(std::round(double(x) / double(scale))) + zero_point)``.
+
+    XLA divides by a broadcast scalar through its reciprocal: that quotient is within
+    2**-51 (relative) of the true one, and a quotient below 2**20 that is not a tie is at
+    least 2**-45 away from one, so only exact ties (``2 |x| == (2n + 1) scale``, checked
+    exactly) need fixing. Quotients of 2**20 or more saturate anyway, except that those
+    out of int32 (and NaN) become INT32_MIN as the C++ cast does on x86-64, and adding a
+    negative zero point to that wraps around."""
+    scale = float(np.float32(q.scale))
+    with x64():
+        v = x.astype(jnp.float64)
+        quotient = v / scale
+        rounded = round_half_away(quotient)
+        floor = jnp.floor(jnp.abs(quotient))
+        tie = (2.0 * jnp.abs(v) == (2.0 * floor + 1.0) * scale) & (floor < 2.0**20)
+        rounded = jnp.where(tie, jnp.sign(v) * (floor + 1.0), rounded)
+        y = _wrap_int32(c_int32(rounded) + q.zero_point)
+        y = jnp.clip(y, q.storage_min, q.storage_max).astype(jnp.int32)
+    return y.astype(q.storage_dtype)
+
+
+def per_channel_quantize(x: jax.Array, q: UniformQuantizedType) -> jax.Array:
+    """TFLite's reference PerChannelQuantize:
+    ``clamp(int32(std::round(x / scale[c])) + zero_point[c])`` with a float32 quotient.
+
+    The float64 quotient (through the reciprocal, see :func:`affine_quantize`) rounds to
+    the exact float32 quotient: a float32 rounding midpoint is never an exact quotient of
+    two float32 values and non-midpoints are further from one than the float64 error."""
+    scales = per_axis(q, x.ndim, scales_f64(q))
+    zero_points = per_axis(q, x.ndim, q.zero_points.astype(np.int64))
+    with x64():
+        quotient = to_float32(x.astype(jnp.float64) / scales)
+        y = _wrap_int32(c_int32(round_half_away(quotient)) + zero_points)
+        y = jnp.clip(y, q.storage_min, q.storage_max).astype(jnp.int32)
+    return y.astype(q.storage_dtype)
+
+
+def requantize(
+    x: jax.Array, source: UniformQuantizedType, q: UniformQuantizedType
+) -> jax.Array:
+    """TFLite's reference Requantize: ``clamp(MBQM(x - z_in, M) + z_out)`` with ``M`` the
+    double ``s_in / s_out`` quantized once at prepare time."""
+    if source.is_per_axis or q.is_per_axis:
+        raise UnsupportedOpError("TFLite does not requantize per-axis quantized values")
+    real = float(np.float32(source.scale)) / float(np.float32(q.scale))
+    multiplier, shift = fp.quantize_multiplier(real)
+    y = fp.multiply_by_quantized_multiplier(stored(x, source), multiplier, shift)
+    y = y + q.zero_point
+    return jnp.clip(y, q.storage_min, q.storage_max).astype(q.storage_dtype)
 
 
 @kernel(conversion.CastOp)
 def cast(
     op: conversion.CastOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """C-style conversion (float to integer truncates toward zero)."""
-    return [args[0].astype(ctx.dtype_of(op.output))]
+    """TFLite's CAST: float to integer truncates toward zero and saturates to the
+    target's range (NaN becomes its maximum); integers wrap to narrower types; anything
+    to bool is ``!= 0``."""
+    x = args[0]
+    dtype = np.dtype(ctx.dtype_of(op.output))
+    if dtype == np.bool_:
+        return [x != 0]
+    if jnp.issubdtype(x.dtype, jnp.floating) and jnp.issubdtype(dtype, jnp.integer):
+        info = np.iinfo(dtype)
+        t = jnp.trunc(x)
+        high = ~(t < float(info.max))  # also NaN
+        low = t < float(info.min)
+        inside = jnp.where(high | low, jnp.zeros_like(t), t).astype(dtype)
+        return [jnp.where(high, info.max, jnp.where(low, info.min, inside)).astype(dtype)]
+    return [x.astype(dtype)]
 
 
 @kernel(conversion.DequantizeOp)
 def dequantize(
     op: conversion.DequantizeOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """``scale * (q - zero_point)`` in float32, then the compute dtype."""
-    q = element_of(op.input)
-    assert isinstance(q, UniformQuantizedType)
+    """``float(scale * (q - zero_point))``: TFLite computes it in double (per-tensor) or
+    float32 (per-channel); the product of a float32 scale and a 17-bit integer is exact in
+    double, so both are float32's correctly rounded product."""
+    q = qtype(op.input)
     scale = per_axis(q, args[0].ndim, q.scales.astype(np.float32))
-    zero = per_axis(q, args[0].ndim, q.zero_points.astype(np.int32))
-    real = (args[0].astype(jnp.int32) - zero).astype(jnp.float32) * scale
+    real = stored(args[0], q).astype(jnp.float32) * scale
     return [real.astype(ctx.dtype_of(op.output))]
 
 
@@ -43,13 +162,14 @@ def dequantize(
 def quantize(
     op: conversion.QuantizeOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """TFLite's AffineQuantize: ``clamp(round(x / scale) + zero_point)`` in float32."""
-    if not is_float(element_of(op.input)):
-        raise UnsupportedOpError("requantization is not supported by the JAX backend yet")
-    q = element_of(op.output)
-    assert isinstance(q, UniformQuantizedType)
-    scale = per_axis(q, args[0].ndim, q.scales.astype(np.float32))
-    zero = per_axis(q, args[0].ndim, q.zero_points.astype(np.int32))
-    stored = round_half_away(args[0].astype(jnp.float32) / scale).astype(jnp.int32) + zero
-    stored = jnp.clip(stored, q.storage_min, q.storage_max)
-    return [stored.astype(q.storage_dtype)]
+    """Quantize floats (TFLite's AffineQuantize / PerChannelQuantize) or requantize
+    integers (TFLite's Requantize)."""
+    q = qtype(op.output)
+    source = element_of(op.input)
+    if isinstance(source, UniformQuantizedType):
+        return [requantize(args[0], source, q)]
+    if not is_float(source):
+        raise UnsupportedOpError(f"cannot quantize {source}")
+    if q.is_per_axis:
+        return [per_channel_quantize(args[0], q)]
+    return [affine_quantize(args[0], q)]

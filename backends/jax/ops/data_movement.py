@@ -1,5 +1,8 @@
 """Kernels of `dialects/synap/data_movement.py`. They move stored values, so they work on
-float and quantized tensors alike as long as no requantization is needed."""
+float and quantized tensors alike; only concatenation rescales inputs quantized unlike its
+result (TFLite's ConcatenationWithScaling). TFLite defines no requantization for the other
+ops (LiteRT either refuses differing parameters or copies the integers unchanged), so they
+refuse operands and results quantized differently."""
 
 from __future__ import annotations
 
@@ -7,8 +10,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from xdsl.ir import SSAValue
 
+from synapc.backends.jax import fixed_point as fp
 from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.ops.quantized import quantize_real
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import data_movement as dm
 from synapc.dialects.synap.attributes import DepthToSpaceMode, PadMode
@@ -17,18 +23,64 @@ from synapc.dialects.synap.base import element_of, shape_of
 
 def _same_quantization(op: dm.SynapOp) -> None:
     """Moving stored integers is only exact when every operand and result share one
-    quantization; otherwise the op needs requantization (not here yet)."""
+    quantization; TFLite defines no requantization for these ops."""
     types = {element_of(v) for v in (*op.operands, *op.results)
              if isinstance(element_of(v), UniformQuantizedType)}  # fmt: skip
     if len(types) > 1:
-        raise UnsupportedOpError(f"{op.name} with requantization is not supported yet")
+        raise UnsupportedOpError(
+            f"{op.name} moves stored integers: its quantized operands and results must "
+            "share one quantization (TFLite defines no requantization for it)"
+        )
+
+
+def _rescale_concat_input(
+    x: jax.Array, q: UniformQuantizedType, out: UniformQuantizedType
+) -> jax.Array:
+    """TFLite's ConcatenationWithScaling for one input: stored integers copied when the
+    parameters equal the output's, else, in float32,
+    ``clamp(int(round(q * scale + bias)) + zero_point)`` with
+    ``scale = s_in * (1 / s_out)`` and ``bias = -z_in * scale``.
+
+    The rescaled values are a lookup table over every stored integer, computed on the
+    host: XLA would fuse the device multiply and add into one FMA, which rounds once
+    where TFLite rounds twice."""
+    if q.is_per_axis or out.is_per_axis:
+        if q != out:
+            raise UnsupportedOpError(
+                "concatenation of per-axis quantized values needs equal quantization"
+            )
+        return x
+    s_in, s_out = np.float32(q.scale), np.float32(out.scale)
+    same_storage = q.storage_dtype == out.storage_dtype
+    if same_storage and q.zero_point == out.zero_point and s_in == s_out:
+        return x
+    scale = s_in * (np.float32(1) / s_out)
+    bias = np.float32(-q.zero_point) * scale
+    every = np.arange(q.storage_min, q.storage_max + 1)
+    value = fp._round_half_away(every.astype(np.float32) * scale + bias)
+    value = value.astype(np.int64) + out.zero_point
+    table = np.clip(value, out.storage_min, out.storage_max).astype(out.storage_dtype)
+    return jnp.asarray(table)[x.astype(jnp.int32) - q.storage_min]
 
 
 @kernel(dm.ConcatOp)
 def concat(op: dm.ConcatOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
-    """Concatenation."""
-    _same_quantization(op)
+    """Concatenation; quantized inputs are first rescaled to the result's parameters."""
+    out = element_of(op.output)
+    if isinstance(out, UniformQuantizedType):
+        args = [
+            _rescale_concat_input(x, _quantized(v, op), out)
+            for x, v in zip(args, op.inputs, strict=True)
+        ]
     return [jnp.concatenate(args, axis=op.props()["axis"])]
+
+
+def _quantized(value: SSAValue, op: dm.SynapOp) -> UniformQuantizedType:
+    """The quantized element type of `value`, an operand of `op`."""
+    element = element_of(value)
+    if not isinstance(element, UniformQuantizedType):
+        raise UnsupportedOpError(f"{op.name} mixes quantized and unquantized values")
+    return element
 
 
 @kernel(dm.SplitOp)
@@ -100,8 +152,8 @@ def pad(op: dm.PadOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.A
     value = p["value"]
     element = element_of(op.output)
     if isinstance(element, UniformQuantizedType):
-        q = np.round(value / element.scale) + element.zero_point
-        value = int(np.clip(q, element.storage_min, element.storage_max))
+        q = quantize_real(value, element)
+        value = min(max(q, element.storage_min), element.storage_max)
     return [jnp.pad(args[0], widths, constant_values=jnp.asarray(value, args[0].dtype))]
 
 

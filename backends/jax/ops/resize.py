@@ -1,6 +1,13 @@
 """Kernel of `dialects/synap/resize.py`. Source indices and weights depend only on static
-shapes, so they are computed once on the host in float32, the way TFLite's reference
-kernels compute them, and the kernel is a gather plus a weighted sum."""
+shapes, so they are computed once on the host the way TFLite's reference kernels compute
+them, and the kernel is a gather plus a weighted sum.
+
+Quantized resizing works on stored integers with the input's parameters (the result must
+be quantized alike). Nearest neighbour gathers them. Bilinear follows TFLite's reference
+kernels: int8 and int16 use ResizeBilinearInteger (10-bit fixed-point coordinates and
+weights, a 20-bit product rounded half away from zero); uint8 uses the float kernel,
+float32 terms summed left to right, plus 0.5, truncated (emulated exactly, see
+`ops/conversion.py`)."""
 
 from __future__ import annotations
 
@@ -8,11 +15,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from synapc.backends.jax.lowering import LoweringContext, kernel
-from synapc.backends.jax.ops.common import float_only
+from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.ops.conversion import f32_add, f32_mul
+from synapc.backends.jax.ops.quantized import x64
+from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import resize
 from synapc.dialects.synap.attributes import CoordinateMode, NearestRounding, ResizeMode
-from synapc.dialects.synap.base import shape_of
+from synapc.dialects.synap.base import element_of, shape_of
 
 
 def _scale(size_in: int, size_out: int, mode: CoordinateMode) -> np.float32:
@@ -63,19 +72,105 @@ def bilinear_taps(
     return low.astype(np.int32), high.astype(np.int32), weight
 
 
+_TFLITE_COORDINATES = (
+    CoordinateMode.ASYMMETRIC,
+    CoordinateMode.ALIGN_CORNERS,
+    CoordinateMode.HALF_PIXEL,
+)
+
+
+def _c_div(a: np.ndarray, b: int) -> np.ndarray:
+    """C integer division (truncates toward zero) by a positive `b`."""
+    return np.sign(a) * (np.abs(a) // b)
+
+
+def integer_bilinear_taps(
+    size_in: int, size_out: int, mode: CoordinateMode
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """TFLite's ComputeInterpolationValuesInteger along one axis: (low index, high index,
+    weight of the low tap, weight of the high tap), weights in units of 2**-10."""
+    if mode not in _TFLITE_COORDINATES:
+        raise UnsupportedOpError(f"quantized bilinear resize with {mode} coordinates")
+    if mode == CoordinateMode.ALIGN_CORNERS and size_out > 1:
+        scale_10 = ((1 << 10) * (size_in - 1) + (size_out - 1) // 2) // (size_out - 1)
+    else:
+        scale_10 = ((1 << 10) * size_in + size_out // 2) // size_out
+    scaled = np.arange(size_out, dtype=np.int64) * scale_10
+    if mode == CoordinateMode.HALF_PIXEL:
+        scaled = scaled + scale_10 // 2 - (1 << 9)
+    low = np.maximum(_c_div(scaled, 1 << 10), 0)
+    high = np.minimum(_c_div(scaled + (1 << 10) - 1, 1 << 10), size_in - 1)
+    weight_high = scaled - (1 << 10) * low
+    return low, high, (1 << 10) - weight_high, weight_high
+
+
+def _bilinear_integer(
+    x: jax.Array, h_out: int, w_out: int, mode: CoordinateMode
+) -> jax.Array:
+    """TFLite's ResizeBilinearInteger (int8, int16) in its double-rounding build."""
+    _, h_in, w_in, _ = x.shape
+    y0, y1, wy0, wy1 = integer_bilinear_taps(h_in, h_out, mode)
+    x0, x1, wx0, wx1 = integer_bilinear_taps(w_in, w_out, mode)
+    wy0, wy1 = (w[None, :, None, None] for w in (wy0, wy1))
+    wx0, wx1 = (w[None, None, :, None] for w in (wx0, wx1))
+    with x64():
+        v = x.astype(jnp.int64)
+        top, bottom = v[:, y0], v[:, y1]
+        acc = (
+            top[:, :, x0] * (wy0 * wx0)
+            + bottom[:, :, x0] * (wy1 * wx0)
+            + top[:, :, x1] * (wy0 * wx1)
+            + bottom[:, :, x1] * (wy1 * wx1)
+        )
+        acc = acc + jnp.where(acc > 0, 1 << 19, -(1 << 19))
+        y = (jnp.sign(acc) * (jnp.abs(acc) >> 20)).astype(jnp.int32)
+    return y.astype(x.dtype)
+
+
+def _bilinear_uint8(
+    x: jax.Array, h_out: int, w_out: int, mode: CoordinateMode
+) -> jax.Array:
+    """TFLite's float ResizeBilinear on uint8: ``T(v00 * (1 - dy) * (1 - dx) +
+    v10 * dy * (1 - dx) + v01 * (1 - dy) * dx + v11 * dy * dx + 0.5f)`` in float32."""
+    _, h_in, w_in, _ = x.shape
+    y0, y1, dy = bilinear_taps(h_in, h_out, mode)
+    x0, x1, dx = bilinear_taps(w_in, w_out, mode)
+    one = np.float32(1)
+    ay, ax = (one - dy)[None, :, None, None], (one - dx)[None, None, :, None]
+    dy, dx = dy[None, :, None, None], dx[None, None, :, None]
+    with x64():
+        v = x.astype(jnp.float64)
+        top, bottom = v[:, y0], v[:, y1]
+        total = f32_mul(f32_mul(top[:, :, x0], ay), ax)
+        total = f32_add(total, f32_mul(f32_mul(bottom[:, :, x0], dy), ax))
+        total = f32_add(total, f32_mul(f32_mul(top[:, :, x1], ay), dx))
+        total = f32_add(total, f32_mul(f32_mul(bottom[:, :, x1], dy), dx))
+        total = f32_add(total, 0.5)
+        y = jnp.clip(jnp.trunc(total), 0, 255).astype(jnp.int32)
+    return y.astype(jnp.uint8)
+
+
 @kernel(resize.ResizeOp)
 def resize_kernel(
     op: resize.ResizeOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
     """Nearest or bilinear resize of H and W."""
-    float_only(op)
     p = op.props()
     x = args[0]
     (_, h_in, w_in, _), (_, h_out, w_out, _) = x.shape, shape_of(op.output)
+    quantized = isinstance(element_of(op.output), UniformQuantizedType)
+    if quantized and element_of(op.input) != element_of(op.output):
+        raise UnsupportedOpError(
+            "quantized resize works on stored integers: its input and result must be "
+            "quantized alike"
+        )
     if p["mode"] == ResizeMode.NEAREST:
         rows = nearest_indices(h_in, h_out, p["coordinate_mode"], p["nearest_rounding"])
         cols = nearest_indices(w_in, w_out, p["coordinate_mode"], p["nearest_rounding"])
         return [x[:, rows][:, :, cols]]
+    if quantized:
+        bilinear = _bilinear_uint8 if x.dtype == jnp.uint8 else _bilinear_integer
+        return [bilinear(x, h_out, w_out, p["coordinate_mode"])]
     y0, y1, wy = bilinear_taps(h_in, h_out, p["coordinate_mode"])
     x0, x1, wx = bilinear_taps(w_in, w_out, p["coordinate_mode"])
     wy = jnp.asarray(wy, x.dtype)[None, :, None, None]

@@ -15,6 +15,14 @@ from synapc.importers.tflite.reader import Importer, TfliteOp, converts
 @converts("CAST", "QUANTIZE")
 def _cast_or_quantize(imp: Importer, op: TfliteOp) -> None:
     """Conversions fully described by the output tensor's type."""
+    if op.name == "CAST" and any(
+        isinstance(imp.element_type(t), UniformQuantizedType)
+        for t in op.inputs + op.outputs
+    ):
+        raise op.fail(
+            "CAST of a quantized tensor is not supported (LiteRT casts the stored "
+            "integers and ignores the quantization; use QUANTIZE or DEQUANTIZE)"
+        )
     op_class = conversion.CastOp if op.name == "CAST" else conversion.QuantizeOp
     emit(imp, op, op_class, imp.value(op.inputs[0]))
 

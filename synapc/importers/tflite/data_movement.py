@@ -3,8 +3,10 @@ transpose, pad, tile, gather, pack, depth/space rearrangements."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import tflite
 from xdsl.dialects.builtin import TensorType
 
@@ -22,9 +24,30 @@ from synapc.importers.tflite.helpers import (
 from synapc.importers.tflite.reader import Importer, TfliteOp, converts
 
 
+def require_same_quantization(
+    imp: Importer, op: TfliteOp, inputs: Sequence[int], outputs: Sequence[int]
+) -> None:
+    """Refuse `op` when a quantized tensor of `inputs` is quantized unlike `outputs`.
+
+    For these operators LiteRT copies the stored integers into the output without
+    rescaling (or refuses differing parameters), whereas synap ops keep real values; a
+    model whose input and output parameters differ has no faithful translation."""
+    types = [imp.element_type(t) for t in (*inputs, *outputs)]
+    quantized = [t for t in types if isinstance(t, UniformQuantizedType)]
+    if any(t != quantized[0] for t in quantized[1:]):
+        listed = ", ".join(str(t) for t in quantized)
+        raise op.fail(
+            "LiteRT copies the stored integers without rescaling (or refuses the model), "
+            f"but the input and output quantizations differ ({listed})"
+        )
+
+
 @converts("CONCATENATION")
 def _concat(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.ConcatenationOptions)
+    if imp.numpy_dtype(op.outputs[0]) == np.int16:
+        # LiteRT rescales uint8 inputs (int8 ones must match), but copies int16 ones.
+        require_same_quantization(imp, op, op.inputs, op.outputs)
     values = [imp.value(t) for t in op.inputs]
     emit_with_activation(
         imp,
@@ -40,6 +63,7 @@ def _concat(imp: Importer, op: TfliteOp) -> None:
 
 
 def _emit_split(imp: Importer, op: TfliteOp, x: int, axis: int) -> None:
+    require_same_quantization(imp, op, [x], op.outputs)
     types = [imp.tensor_type(t) for t in op.outputs]
     imp.emit(
         data_movement.SplitOp.make(
@@ -62,12 +86,14 @@ def _split_v(imp: Importer, op: TfliteOp) -> None:
 @converts("SLICE")
 def _slice(imp: Importer, op: TfliteOp) -> None:
     begin = imp.const_ints(op, 1, "begin")
+    require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     emit(imp, op, data_movement.SliceOp, imp.value(op.inputs[0]), start=begin)
 
 
 @converts("STRIDED_SLICE")
 def _strided_slice(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.StridedSliceOptions)
+    require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     shape = imp.shape(op.inputs[0])
     begin = imp.const_ints(op, 1, "begin")
     end = imp.const_ints(op, 2, "end")
@@ -134,6 +160,7 @@ def _unary_by_output(imp: Importer, op: TfliteOp) -> None:
     """Ops of input 0 alone whose result is fully described by the output tensor's type
     (shape inputs such as RESHAPE's are implied by it)."""
     op_class = _UNARY_BY_OUTPUT[op.name]
+    require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     emit(imp, op, op_class, imp.value(op.inputs[0]))
 
 
@@ -147,6 +174,7 @@ _WITH_CONSTANT_LIST = {
 def _with_constant_list(imp: Importer, op: TfliteOp) -> None:
     """Ops whose input 1 is a constant integer list that becomes a property."""
     op_class, prop = _WITH_CONSTANT_LIST[op.name]
+    require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     values = imp.const_ints(op, 1, prop)
     emit(imp, op, op_class, imp.value(op.inputs[0]), **{prop: values})
 
@@ -154,6 +182,7 @@ def _with_constant_list(imp: Importer, op: TfliteOp) -> None:
 @converts("PAD", "PADV2", "MIRROR_PAD")
 def _pad(imp: Importer, op: TfliteOp) -> None:
     pads = imp.const_ints(op, 1, "paddings")
+    require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     props: dict[str, Any] = {"pads": pads}
     if op.name == "MIRROR_PAD":
         o = op.options(tflite.MirrorPadOptions)
@@ -177,18 +206,21 @@ def _pad(imp: Importer, op: TfliteOp) -> None:
 @converts("DEPTH_TO_SPACE")
 def _depth_to_space(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.DepthToSpaceOptions)
+    require_same_quantization(imp, op, op.inputs, op.outputs)
     emit(imp, op, data_movement.DepthToSpaceOp, block_size=o.BlockSize())
 
 
 @converts("SPACE_TO_DEPTH")
 def _space_to_depth(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.SpaceToDepthOptions)
+    require_same_quantization(imp, op, op.inputs, op.outputs)
     emit(imp, op, data_movement.SpaceToDepthOp, block_size=o.BlockSize())
 
 
 @converts("GATHER")
 def _gather(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.GatherOptions)
+    require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     if o is not None and o.BatchDims():
         raise op.fail("batch_dims is not supported")
     rank = len(imp.shape(op.inputs[0]))
@@ -199,6 +231,7 @@ def _gather(imp: Importer, op: TfliteOp) -> None:
 @converts("PACK")
 def _pack(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.PackOptions)
+    require_same_quantization(imp, op, op.inputs, op.outputs)
     out_type = output_type(imp, op)
     axis = o.Axis() % len(out_type.get_shape())
     pieces = []
@@ -222,6 +255,7 @@ def _pack(imp: Importer, op: TfliteOp) -> None:
 @converts("UNPACK")
 def _unpack(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.UnpackOptions)
+    require_same_quantization(imp, op, op.inputs, op.outputs)
     shape = list(imp.shape(op.inputs[0]))
     axis = o.Axis() % len(shape)
     piece_shape = [*shape[:axis], 1, *shape[axis + 1 :]]

@@ -10,6 +10,7 @@ from synapc.dialects.synap.attributes import (
     NearestRounding,
     ResizeMode,
 )
+from synapc.importers.tflite.data_movement import require_same_quantization
 from synapc.importers.tflite.helpers import (
     emit,
 )
@@ -19,6 +20,7 @@ from synapc.importers.tflite.reader import Importer, TfliteOp, converts
 @converts("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
 def _resize(imp: Importer, op: TfliteOp) -> None:
     bilinear = op.name == "RESIZE_BILINEAR"
+    require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     o = op.options(
         tflite.ResizeBilinearOptions if bilinear else tflite.ResizeNearestNeighborOptions
     )
