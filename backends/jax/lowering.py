@@ -46,7 +46,8 @@ class LoweringContext:
 Kernel = Callable[[Any, list[jax.Array], LoweringContext], Sequence[jax.Array]]
 KERNELS: dict[type[Operation], Kernel] = {}
 _KERNEL_MODULES = ("activation", "conv", "conversion", "data_movement", "elementwise",
-                   "normalization", "pool", "reduce", "resize")  # fmt: skip
+                   "normalization", "pool", "reduce", "resize",
+                   "detection")  # fmt: skip
 
 
 def kernel(*op_classes: type[Operation]) -> Callable[[Kernel], Kernel]:

@@ -12,6 +12,7 @@ from synapc.dialects.synap import (
     conv,
     conversion,
     data_movement,
+    detection,
     elementwise,
     pool,
     reduce,
@@ -31,6 +32,7 @@ OPS: list[type[SynapOp]] = [
     *data_movement.OPS,
     *resize.OPS,
     *conversion.OPS,
+    *detection.OPS,
 ]
 
 Synap = Dialect("synap", OPS, ATTRIBUTES)

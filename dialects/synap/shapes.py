@@ -357,3 +357,40 @@ def element_count(shape: Shape) -> int:
     for d in shape:
         count *= d
     return count
+
+
+def detection_postprocess(
+    boxes: Shape,
+    scores: Shape,
+    anchors: Shape,
+    max_detections: int,
+    max_classes_per_detection: int,
+    num_classes: int,
+) -> list[Shape]:
+    """TFLite detection post-processing: box encodings [1, N, >=4], class predictions
+    [1, N, num_classes (+1 background)], anchors [N, 4] -> boxes [1, M, 4], classes
+    [1, M], scores [1, M], num_detections [1], M = max_detections *
+    max_classes_per_detection."""
+    _rank(boxes, 3, "box encodings")
+    _rank(scores, 3, "class predictions")
+    _rank(anchors, 2, "anchors")
+    _require(boxes[0] == 1, f"box encodings must have batch 1, got {list(boxes)}")
+    _require(boxes[2] >= 4, f"box encodings need >= 4 values per box, got {list(boxes)}")
+    count = boxes[1]
+    _require(
+        tuple(scores[:2]) == (1, count),
+        f"class predictions {list(scores)} must be [1, {count}, classes]",
+    )
+    _require(tuple(anchors) == (count, 4), f"anchors {list(anchors)} must be [{count}, 4]")
+    _require(num_classes >= 1, f"num_classes must be >= 1, got {num_classes}")
+    _require(
+        scores[2] - num_classes in (0, 1),
+        f"class predictions have {scores[2]} classes, num_classes is {num_classes} "
+        "(one more for a background class is allowed)",
+    )
+    _require(
+        max_classes_per_detection >= 1,
+        f"max_classes_per_detection must be >= 1, got {max_classes_per_detection}",
+    )
+    rows = max(max_detections, 0) * max_classes_per_detection
+    return [(1, rows, 4), (1, rows), (1, rows), (1,)]

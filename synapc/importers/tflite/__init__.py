@@ -10,6 +10,7 @@ from synapc.importers.tflite import (  # noqa: F401  (registers the converters)
     conv,
     conversion,
     data_movement,
+    detection,
     elementwise,
     pool,
     reduce,
