@@ -61,6 +61,29 @@ def kernel(*op_classes: type[Operation]) -> Callable[[Kernel], Kernel]:
     return register
 
 
+#: A host transform of one operand (works on numpy arrays and, under jit, JAX arrays).
+Transform = Callable[[Any], Any]
+#: The operand transforms an op wants, by operand index.
+Layout = Callable[[Any], dict[int, Transform]]
+#: op class -> its kernel's `Layout` (see `operand_layout`).
+OPERAND_LAYOUTS: dict[type[Operation], Layout] = {}
+
+
+def operand_layout(*op_classes: type[Operation]) -> Callable[[Layout], Layout]:
+    """Register the operand layout a kernel wants: a function of the op giving, per
+    operand index, a transform (e.g. a filter transposed to XLA's HWIO). The kernel then
+    receives those operands transformed: constant operands once on the host at lowering
+    time (so a program never spends time re-laying out its weights), computed operands
+    by the same transform inside the program."""
+
+    def register(function: Layout) -> Layout:
+        for op_class in op_classes:
+            OPERAND_LAYOUTS[op_class] = function
+        return function
+
+    return register
+
+
 def _load_kernels() -> None:
     for name in _KERNEL_MODULES:
         importlib.import_module(f"synapc.backends.jax.ops.{name}")
@@ -77,15 +100,34 @@ def lower(func: FuncOp, weights: WeightStore, target: Target):
     """
     _load_kernels()
     ctx = LoweringContext(np.dtype(target.npu_float_dtype))
-    params: dict[str, jax.Array] = {}
+    constants: dict[SSAValue, np.ndarray] = {}
     for op in func.body.block.ops:
         if isinstance(op, ConstantOp):
             array = weights[op.handle]
             if array.dtype.kind == "f":
                 array = array.astype(ctx.float_dtype)
-            params[op.handle] = jnp.asarray(array.astype(device_dtype(array.dtype)))
+            constants[op.results[0]] = array.astype(device_dtype(array.dtype))
         elif not isinstance(op, ReturnOp) and type(op) not in KERNELS:
             raise UnsupportedOpError(f"{op.name} has no JAX kernel")
+    params: dict[str, jax.Array] = {}
+    # (op, operand index) -> key of its transformed constant, or the in-program transform
+    laid_out: dict[tuple[Operation, int], str | Transform] = {}
+    used_as_is: set[SSAValue] = set()
+    for op in func.body.block.ops:
+        layouts = OPERAND_LAYOUTS[type(op)](op) if type(op) in OPERAND_LAYOUTS else {}
+        for index, value in enumerate(op.operands):
+            transform = layouts.get(index)
+            if transform is None:
+                used_as_is.add(value)
+            elif value in constants:
+                key = f"{id(op):x}.{index}"
+                params[key] = jnp.asarray(transform(constants[value]))
+                laid_out[(op, index)] = key
+            else:
+                laid_out[(op, index)] = transform
+    handles = {v: v.owner.handle for v in constants}  # type: ignore[attr-defined]
+    for value in used_as_is & constants.keys():
+        params[handles[value]] = jnp.asarray(constants[value])
     output_dtypes = [
         device_dtype(numpy_dtype(t.element_type)) for t in func.function_type.outputs.data
     ]
@@ -94,14 +136,25 @@ def lower(func: FuncOp, weights: WeightStore, target: Target):
         env: dict[SSAValue, jax.Array] = {}
         for arg, x in zip(func.body.block.args, inputs, strict=True):
             env[arg] = x.astype(ctx.dtype_of(arg))
+        for value, handle in handles.items():
+            if handle in params:
+                env[value] = params[handle]
         for op in func.body.block.ops:
             if isinstance(op, ReturnOp):
                 return [env[v].astype(d) for v, d in zip(op.operands, output_dtypes,
                                                           strict=True)]  # fmt: skip
             if isinstance(op, ConstantOp):
-                env[op.results[0]] = params[op.handle]
                 continue
-            results = KERNELS[type(op)](op, [env[v] for v in op.operands], ctx)
+            args = []
+            for index, value in enumerate(op.operands):
+                layout = laid_out.get((op, index))
+                if layout is None:
+                    args.append(env[value])
+                elif isinstance(layout, str):
+                    args.append(params[layout])
+                else:
+                    args.append(layout(env[value]))
+            results = KERNELS[type(op)](op, args, ctx)
             for value, result in zip(op.results, results, strict=True):
                 env[value] = result
         raise ValueError("function has no return")

@@ -43,7 +43,13 @@ import numpy as np
 from jax import lax
 
 from synapc.backends.jax import fixed_point as fp
-from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    Transform,
+    UnsupportedOpError,
+    kernel,
+    operand_layout,
+)
 from synapc.backends.jax.ops.common import activate, any_quantized, widen
 from synapc.backends.jax.ops.quantized import (
     activation_range,
@@ -85,10 +91,19 @@ def _convolve(
     groups: int = 1,
 ) -> jax.Array:
     """NHWC x HWIO convolution accumulating in `acc`; padding and input dilation insert
-    zeros, which integer operands must therefore carry with zero points removed."""
+    zeros, which integer operands must therefore carry with zero points removed.
+
+    Layers on at most 4 input channels (image inputs) run as one matrix product of
+    gathered patches (im2col): XLA's CPU convolution is 4-5x slower there (128x128x3, 5x5,
+    stride 2, 24 filters: 2.1 ms against 0.45 ms), while it wins for wider inputs."""
+    if jnp.issubdtype(acc, jnp.integer):
+        x, w_hwio = x.astype(acc), w_hwio.astype(acc)
+    cin = w_hwio.shape[2]
+    if groups == 1 and tuple(input_dilation) == (1, 1) and cin <= 4:
+        return _im2col_convolve(x, w_hwio, acc, strides, padding, dilations)
     return lax.conv_general_dilated(
-        x.astype(acc) if jnp.issubdtype(acc, jnp.integer) else x,
-        w_hwio.astype(acc) if jnp.issubdtype(acc, jnp.integer) else w_hwio,
+        x,
+        w_hwio,
         strides,
         padding,
         lhs_dilation=input_dilation,
@@ -97,6 +112,35 @@ def _convolve(
         feature_group_count=groups,
         preferred_element_type=acc,
     )
+
+
+def _im2col_convolve(
+    x: jax.Array,
+    w_hwio: jax.Array,
+    acc: jnp.dtype,
+    strides: tuple[int, ...],
+    padding: list[tuple[int, int]],
+    dilations: tuple[int, ...],
+) -> jax.Array:
+    """Convolution as one matrix product: the KH x KW strided windows of the padded input
+    side by side on the channel axis, times the filter as a (KH*KW*I, O) matrix."""
+    kh, kw, cin, cout = w_hwio.shape
+    x = jnp.pad(x, [(0, 0), *padding, (0, 0)])
+    (sh, sw), (dh, dw) = strides, dilations
+    out_h = (x.shape[1] - (kh - 1) * dh - 1) // sh + 1
+    out_w = (x.shape[2] - (kw - 1) * dw - 1) // sw + 1
+    windows = [
+        lax.slice(
+            x,
+            (0, i * dh, j * dw, 0),
+            (x.shape[0], i * dh + sh * (out_h - 1) + 1, j * dw + sw * (out_w - 1) + 1, cin),
+            (1, sh, sw, 1),
+        )
+        for i in range(kh)
+        for j in range(kw)
+    ]
+    patches = windows[0] if len(windows) == 1 else jnp.concatenate(windows, axis=-1)
+    return jnp.matmul(patches, w_hwio.reshape(-1, cout), preferred_element_type=acc)
 
 
 def _matmul(lhs: jax.Array, rhs: jax.Array, acc: jnp.dtype) -> jax.Array:
@@ -295,17 +339,40 @@ def _layer(
 # --------------------------------------------------------------------------------------
 
 
+def _ohwi_to_hwio(w: jax.Array | np.ndarray) -> jax.Array | np.ndarray:
+    return w.transpose(1, 2, 3, 0)
+
+
+def _flipped_ohwi_to_hwio(w: jax.Array | np.ndarray) -> jax.Array | np.ndarray:
+    return w[:, ::-1, ::-1, :].transpose(1, 2, 3, 0)
+
+
+@operand_layout(conv.Conv2DOp, conv.TransposeConv2DOp)
+def _filter_layout(op: conv.Conv2DOp | conv.TransposeConv2DOp) -> dict[int, Transform]:
+    """Filters arrive in XLA's HWIO layout (spatially flipped for transposed
+    convolutions), constants transposed once on the host; per-channel quantized filters
+    stay OHWI, since the kernel subtracts their zero points along axis 0."""
+    element = element_of(op.filter)
+    if is_quantized(element) and qtype(op.filter).is_per_axis:
+        return {}
+    if isinstance(op, conv.TransposeConv2DOp):
+        return {1: _flipped_ohwi_to_hwio}
+    return {1: _ohwi_to_hwio}
+
+
 @kernel(conv.Conv2DOp)
 def conv2d(
     op: conv.Conv2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Convolution (float or quantized); filter OHWI -> HWIO for XLA."""
+    """Convolution (float or quantized); the filter is HWIO (see `_filter_layout`) or
+    OHWI."""
     p = op.props()
+    hwio = bool(_filter_layout(op))
 
     def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
         return _convolve(
             x,
-            jnp.transpose(w, (1, 2, 3, 0)),
+            w if hwio else _ohwi_to_hwio(w),
             acc,
             p["strides"],
             _pads(p["pad"]),
@@ -375,11 +442,12 @@ def transpose_conv2d(
         (dh * (kh - 1) - pad[0], dh * (kh - 1) - pad[1]),
         (dw * (kw - 1) - pad[2], dw * (kw - 1) - pad[3]),
     ]
+    hwio = bool(_filter_layout(op))
 
     def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
         return _convolve(
             x,
-            jnp.transpose(w[:, ::-1, ::-1, :], (1, 2, 3, 0)),
+            w if hwio else _flipped_ohwi_to_hwio(w),
             acc,
             (1, 1),
             padding,
