@@ -102,7 +102,7 @@ ArrayLike = jax.Array | np.ndarray | int
 # --------------------------------------------------------------------------------------
 
 
-def _round_half_away(v: np.ndarray) -> np.ndarray:
+def round_half_away_np(v: np.ndarray) -> np.ndarray:
     """``std::round`` (TfLiteRound) on a float array, exactly: ties go away from zero.
 
     ``np.round`` rounds ties to even and ``floor(v + 0.5)`` misrounds values just below
@@ -137,7 +137,7 @@ def quantize_multiplier(
     if not np.all(np.isfinite(r)):
         raise ValueError("quantize_multiplier needs finite multipliers")
     q, shift = np.frexp(r)
-    q_fixed = _round_half_away(q * float(1 << 31)).astype(np.int64)
+    q_fixed = round_half_away_np(q * float(1 << 31)).astype(np.int64)
     if np.any(q_fixed > (1 << 31)):  # TFLITE_CHECK; cannot happen for finite input
         raise ValueError("mantissa out of range")
     top = q_fixed == (1 << 31)
@@ -828,7 +828,7 @@ def _libm() -> ctypes.CDLL | None:
 _LIBM = _libm()
 
 
-def _libm_f32(name: str, fallback: Callable[[np.ndarray], np.ndarray]) -> Callable:
+def libm_f32(name: str, fallback: Callable[[np.ndarray], np.ndarray]) -> Callable:
     """An elementwise float32 function calling the C library's ``<name>f`` (what TFLite's
     ``std::exp(float)`` etc. call), falling back to numpy where no libm can be loaded."""
     if _LIBM is None:  # pragma: no cover
@@ -840,9 +840,9 @@ def _libm_f32(name: str, fallback: Callable[[np.ndarray], np.ndarray]) -> Callab
     )
 
 
-expf = _libm_f32("expf", np.exp)
+expf = libm_f32("expf", np.exp)
 """float32 ``exp`` from the C library (bit-identical to TFLite's ``std::exp(float)``)."""
-tanhf = _libm_f32("tanhf", np.tanh)
+tanhf = libm_f32("tanhf", np.tanh)
 """float32 ``tanh`` from the C library (bit-identical to TFLite's ``std::tanh(float)``)."""
 
 
@@ -896,7 +896,7 @@ def lut_populate_int8(
     dequantized = f32(input_scale) * (vals - np.int32(input_zero_point)).astype(f32)
     transformed = np.asarray(transform(dequantized.astype(f32)), dtype=f32)
     inverse_scale = f32(1) / f32(output_scale)
-    rescaled = _round_half_away((transformed * inverse_scale).astype(f32)).astype(f32)
+    rescaled = round_half_away_np((transformed * inverse_scale).astype(f32)).astype(f32)
     summed = (rescaled + f32(output_zero_point)).astype(f32)
     quantized = np.clip(np.trunc(summed).astype(np.int64), lo, hi)
     table = np.empty(256, np.int32)
@@ -938,16 +938,18 @@ def lut_populate_int16(
     val = f(starts)
     val_midpoint = f((starts + half_step).astype(ft))
     val_next = f((input_min + (i + ft(1)) * step).astype(ft))
-    sample_val = _round_half_away((val * output_scaling_inv).astype(ft))
-    midpoint_interp_val = _round_half_away(
+    sample_val = round_half_away_np((val * output_scaling_inv).astype(ft))
+    midpoint_interp_val = round_half_away_np(
         ((val_next * output_scaling_inv + sample_val) / ft(2)).astype(ft)
     )
-    midpoint_val = _round_half_away((val_midpoint * output_scaling_inv).astype(ft))
+    midpoint_val = round_half_away_np((val_midpoint * output_scaling_inv).astype(ft))
     midpoint_err = (midpoint_interp_val - midpoint_val).astype(ft)
-    bias = _round_half_away((midpoint_err / ft(2)).astype(ft))
+    bias = round_half_away_np((midpoint_err / ft(2)).astype(ft))
     table = np.empty(513, np.int32)
     table[:512] = np.clip(sample_val - bias, -32768, 32767).astype(np.int32)
-    last = _round_half_away((f(np.array([input_max], ft)) * output_scaling_inv).astype(ft))
+    last = round_half_away_np(
+        (f(np.array([input_max], ft)) * output_scaling_inv).astype(ft)
+    )
     table[512] = int(np.clip(last, -32768, 32767)[0])
     return table
 
@@ -1001,7 +1003,7 @@ a formula: 44 entries differ from ``round(65536 * sigmoid(i / 24))``, so it is k
 verbatim."""
 
 
-logf = _libm_f32("logf", np.log)
+logf = libm_f32("logf", np.log)
 """float32 ``log`` from the C library (TFLite's ``std::log(float)``)."""
 
 
@@ -1013,7 +1015,7 @@ def checked_log2(x: float) -> tuple[int, bool]:
     if xf <= 0:
         return 0, False
     x_log2 = np.float32(logf(xf)) * (np.float32(1) / np.float32(logf(np.float32(2))))
-    rounded = _round_half_away(np.asarray(x_log2, np.float32))
+    rounded = round_half_away_np(np.asarray(x_log2, np.float32))
     return int(rounded), bool(np.abs(x_log2 - rounded) < np.float32(1e-3))
 
 

@@ -110,8 +110,8 @@ def _vectorized(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarr
     return lambda v: np.array([fn(float(t)) for t in np.ravel(v)]).reshape(np.shape(v))
 
 
-_expm1f = fp._libm_f32("expm1f", np.expm1)
-_erfcf = fp._libm_f32("erfcf", _vectorized(math.erfc))
+_expm1f = fp.libm_f32("expm1f", np.expm1)
+_erfcf = fp.libm_f32("erfcf", _vectorized(math.erfc))
 
 _SQRT1_2 = F32(0.70710678118654752440)
 _SQRT_2_OVER_PI = F32(1.12837916709551257390 * 0.70710678118654752440)

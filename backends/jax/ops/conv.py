@@ -54,6 +54,7 @@ from synapc.backends.jax.ops.common import activate, any_quantized, widen
 from synapc.backends.jax.ops.quantized import (
     activation_range,
     qtype,
+    round_half_away,
     saturate,
     scale_f64,
     scales_f64,
@@ -206,18 +207,12 @@ def _requantize_mbqm(
     return fp.multiply_by_quantized_multiplier(acc, multiplier, shift)
 
 
-def _round_half_away(v: jax.Array) -> jax.Array:
-    """``std::round`` of a float array: ties away from zero, computed exactly."""
-    t = jnp.trunc(v)
-    return t + jnp.where(jnp.abs(v - t) >= 0.5, jnp.sign(v), 0.0)
-
-
 def _rescale_f64(acc: jax.Array, real: np.ndarray) -> jax.Array:
     """``int32(std::round(double(acc) * real))``: the float64 rescale of ai-edge-litert
     2.3's reference FULLY_CONNECTED. `acc` is int32, or int64 inside an ``x64()`` block
     (the caller's); the result is int32."""
     with x64():
-        y = _round_half_away(acc.astype(jnp.float64) * jnp.asarray(real, jnp.float64))
+        y = round_half_away(acc.astype(jnp.float64) * jnp.asarray(real, jnp.float64))
         return jnp.clip(y, fp.INT32_MIN, fp.INT32_MAX).astype(jnp.int32)
 
 

@@ -11,59 +11,25 @@ operations that LLVM cannot fuse or narrow).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from synapc.backends.jax import fixed_point as fp
 from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
-from synapc.backends.jax.ops.quantized import per_axis, qtype, scales_f64, stored, x64
+from synapc.backends.jax.ops.quantized import (
+    c_int32,
+    per_axis,
+    qtype,
+    round_half_away,
+    scales_f64,
+    stored,
+    to_float32,
+    x64,
+)
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import conversion
 from synapc.dialects.synap.base import element_of, is_float
-
-INT32_MIN = -(2**31)
-
-
-def round_half_away(x: jax.Array) -> jax.Array:
-    """TFLite's TfLiteRound / ``std::round`` on floats, exactly: halves round away from
-    zero (the fraction is taken exactly, so values just below one half stay below)."""
-    t = jnp.trunc(x)
-    return t + jnp.where(jnp.abs(x - t) >= 0.5, jnp.sign(x), jnp.zeros_like(x))
-
-
-def to_float32(x: jax.Array) -> jax.Array:
-    """Float64 `x` rounded to the nearest float32 value (ties to even), still float64.
-
-    Use inside :func:`~synapc.backends.jax.ops.quantized.x64`. Float64 has more than
-    2 * 24 + 2 significand bits, so a +, -, * or / of float32 values computed in float64
-    and rounded with this is IEEE float32's result (results below float32's smallest
-    normal number excepted: they flush to zero)."""
-    return lax.reduce_precision(x, exponent_bits=8, mantissa_bits=23)
-
-
-def float32_op(op: Callable[[jax.Array, jax.Array], jax.Array]) -> Callable[..., jax.Array]:
-    """`op` of two float32 values (float64 arrays holding float32 values) computed as C++
-    computes it in float32: exactly, then rounded once (use inside ``x64()``)."""
-
-    def exact(a: jax.Array, b: jax.Array | np.ndarray | float) -> jax.Array:
-        return to_float32(op(a, b))
-
-    return exact
-
-
-f32_add = float32_op(jnp.add)
-f32_mul = float32_op(jnp.multiply)
-
-
-def c_int32(x: jax.Array) -> jax.Array:
-    """``static_cast<int32_t>`` of integral float64 values as x86-64 does it: values out of
-    range (and NaN) become INT32_MIN. Returns int64 (inside ``x64()``)."""
-    bad = ~(jnp.abs(x) < 2.0**31)
-    return jnp.where(bad, INT32_MIN, jnp.where(bad, 0, x).astype(jnp.int64))
 
 
 def _wrap_int32(x: jax.Array) -> jax.Array:

@@ -57,7 +57,7 @@ def _rescale_concat_input(
     scale = s_in * (np.float32(1) / s_out)
     bias = np.float32(-q.zero_point) * scale
     every = np.arange(q.storage_min, q.storage_max + 1)
-    value = fp._round_half_away(every.astype(np.float32) * scale + bias)
+    value = fp.round_half_away_np(every.astype(np.float32) * scale + bias)
     value = value.astype(np.int64) + out.zero_point
     table = np.clip(value, out.storage_min, out.storage_max).astype(out.storage_dtype)
     return jnp.asarray(table)[x.astype(jnp.int32) - q.storage_min]

@@ -9,12 +9,13 @@ double, products and quotients in double, then `quantize_multiplier`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 from xdsl.ir import SSAValue
 
 from synapc.backends.jax import fixed_point as fp
@@ -60,7 +61,7 @@ def stored(x: jax.Array, q: UniformQuantizedType) -> jax.Array:
 def quantize_real(value: float, q: UniformQuantizedType) -> int:
     """TFLite's ``zero_point + int(TfLiteRound(value / scale))`` in float32."""
     ratio = np.float32(value) / np.float32(q.scale)
-    return int(q.zero_point + int(fp._round_half_away(np.asarray(ratio))))
+    return int(q.zero_point + int(fp.round_half_away_np(np.asarray(ratio))))
 
 
 def activation_range(
@@ -95,6 +96,49 @@ def requantize(
     multiplier, shift = fp.quantize_multiplier(np.asarray(real_multiplier, np.float64))
     y = fp.multiply_by_quantized_multiplier(acc, multiplier, shift) + out.zero_point
     return saturate(y, out, *activation_range(activation, out))
+
+
+# Exact float arithmetic: XLA on CPU contracts a * b + c into one fused multiply-add and
+# turns division by a broadcast scalar into multiplication by its reciprocal, either of
+# which changes float32 results that TFLite's kernels compute with separate roundings.
+
+
+def round_half_away(x: jax.Array) -> jax.Array:
+    """TFLite's TfLiteRound / ``std::round`` on floats, exactly: halves round away from
+    zero (the fraction is taken exactly, so values just below one half stay below)."""
+    t = jnp.trunc(x)
+    return t + jnp.where(jnp.abs(x - t) >= 0.5, jnp.sign(x), jnp.zeros_like(x))
+
+
+def to_float32(x: jax.Array) -> jax.Array:
+    """Float64 `x` rounded to the nearest float32 value (ties to even), still float64.
+
+    Use inside :func:`~synapc.backends.jax.ops.quantized.x64`. Float64 has more than
+    2 * 24 + 2 significand bits, so a +, -, * or / of float32 values computed in float64
+    and rounded with this is IEEE float32's result (results below float32's smallest
+    normal number excepted: they flush to zero)."""
+    return lax.reduce_precision(x, exponent_bits=8, mantissa_bits=23)
+
+
+def float32_op(op: Callable[[jax.Array, jax.Array], jax.Array]) -> Callable[..., jax.Array]:
+    """`op` of two float32 values (float64 arrays holding float32 values) computed as C++
+    computes it in float32: exactly, then rounded once (use inside ``x64()``)."""
+
+    def exact(a: jax.Array, b: jax.Array | np.ndarray | float) -> jax.Array:
+        return to_float32(op(a, b))
+
+    return exact
+
+
+f32_add = float32_op(jnp.add)
+f32_mul = float32_op(jnp.multiply)
+
+
+def c_int32(x: jax.Array) -> jax.Array:
+    """``static_cast<int32_t>`` of integral float64 values as x86-64 does it: values out of
+    range (and NaN) become fp.INT32_MIN. Returns int64 (inside ``x64()``)."""
+    bad = ~(jnp.abs(x) < 2.0**31)
+    return jnp.where(bad, fp.INT32_MIN, jnp.where(bad, 0, x).astype(jnp.int64))
 
 
 @contextmanager

@@ -16,8 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
-from synapc.backends.jax.ops.conversion import f32_add, f32_mul
-from synapc.backends.jax.ops.quantized import x64
+from synapc.backends.jax.ops.quantized import f32_add, f32_mul, x64
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import resize
 from synapc.dialects.synap.attributes import CoordinateMode, NearestRounding, ResizeMode
