@@ -29,6 +29,7 @@ from synapc.testing.oracle import (
     check_case,
     reference_resolver,
     run_litert,
+    storage_range,
 )
 from synapc.testing.tflite_builder import Quant
 
@@ -41,14 +42,6 @@ QUANTS: dict[str, tuple[type, Quant]] = {
     "int16": (np.int16, Quant(0.0005, 0)),
 }
 TYPES = tuple(QUANTS)
-
-
-def _real_range(dtype: type, quant: Quant) -> tuple[float, float]:
-    """Real values a little beyond the storage range of `quant` (so both ends saturate)."""
-    info = np.iinfo(dtype)
-    scales, zero_points = quant.arrays()
-    scale, zero_point = float(scales[0]), int(zero_points[0])
-    return scale * (info.min - zero_point - 1.0), scale * (info.max - zero_point + 1.0)
 
 
 def _i32(values: Any) -> np.ndarray:
@@ -78,7 +71,7 @@ def _single(
     """One `op` on random quantized inputs of `shapes` (followed by the integer constant
     inputs `consts`), every input and result quantized alike."""
     dtype, quant = QUANTS[type_name]
-    low, high = _real_range(dtype, quant)
+    low, high = storage_range(dtype, quant)
 
     def case(g: CaseGraph) -> None:
         inputs = [g.input(s, low, high, dtype, quant=quant) for s in shapes]
@@ -105,7 +98,7 @@ def _concat(
     def case(g: CaseGraph) -> None:
         inputs = []
         for i, (shape, quant) in enumerate(zip(shapes, quants, strict=True)):
-            low, high = _real_range(dtype, quant)
+            low, high = storage_range(dtype, quant)
             if i == const:
                 value = g.rng.uniform(low, high, shape)
                 inputs.append(g.const(value, dtype, quant))
@@ -155,7 +148,7 @@ _add("CONCATENATION", "uint8_rescaled_every_value", _concat_every_uint8)
 # -- split, slicing --------------------------------------------------------------------
 def _split(type_name: str, shape: Sequence[int], axis: int, num: int) -> Case:
     dtype, quant = QUANTS[type_name]
-    low, high = _real_range(dtype, quant)
+    low, high = storage_range(dtype, quant)
 
     def case(g: CaseGraph) -> None:
         x = g.input(shape, low, high, dtype, quant=quant)
@@ -174,7 +167,7 @@ def _split(type_name: str, shape: Sequence[int], axis: int, num: int) -> Case:
 
 def _split_v(type_name: str, shape: Sequence[int], sizes: Sequence[int], axis: int) -> Case:
     dtype, quant = QUANTS[type_name]
-    low, high = _real_range(dtype, quant)
+    low, high = storage_range(dtype, quant)
 
     def case(g: CaseGraph) -> None:
         inputs = [
@@ -330,7 +323,7 @@ def _padv2(type_name: str, value: float, pads: np.ndarray) -> Case:
     """PADV2 with the pad value a constant quantized like the output (LiteRT requires
     that), `value` real."""
     dtype, quant = QUANTS[type_name]
-    low, high = _real_range(dtype, quant)
+    low, high = storage_range(dtype, quant)
 
     def case(g: CaseGraph) -> None:
         x = g.input([2, 3, 4], low, high, dtype, quant=quant)

@@ -40,6 +40,7 @@ from synapc.testing.oracle import (
     builtin_resolver,
     check_case,
     reference_resolver,
+    storage_range,
 )
 from synapc.testing.tflite_builder import Quant
 
@@ -56,13 +57,6 @@ IN_Q = {I8: Quant(0.05, 7), U8: Quant(0.05, 131), I16: Quant(0.0005, 0)}
 OUT_Q = {I8: Quant(0.031, -11), U8: Quant(0.043, 119), I16: Quant(0.00037, 0)}
 # Pooling: scales where RELU6's upper bound falls inside the storage range.
 POOL_Q = {I8: Quant(0.07, 7), U8: Quant(0.06, 120), I16: Quant(0.0003, 0)}
-
-
-def _full_range(dtype: type, quant: Quant) -> tuple[float, float]:
-    """Real bounds whose quantized values cover every stored integer of `dtype`."""
-    info = np.iinfo(dtype)
-    scale, zero_point = float(quant.scale), int(quant.zero_point)
-    return (info.min - zero_point - 0.5) * scale, (info.max - zero_point + 0.5) * scale
 
 
 _CASES: list[Any] = []
@@ -88,7 +82,7 @@ def _pool(
 ) -> Case:
     def case(g: CaseGraph) -> None:
         quant = in_quant or POOL_Q[dtype]
-        x = g.input([2, 7, 9, 3], *_full_range(dtype, quant), dtype, quant=quant)
+        x = g.input([2, 7, 9, 3], *storage_range(dtype, quant), dtype, quant=quant)
         y = g.op(
             op,
             [x],
@@ -143,7 +137,7 @@ def _reduce(
     bounds: tuple[float, float] | None = None,
 ) -> Case:
     def case(g: CaseGraph) -> None:
-        low, high = bounds or _full_range(dtype, in_quant)
+        low, high = bounds or storage_range(dtype, in_quant)
         x = g.input(shape, low, high, dtype, quant=in_quant)
         axis = g.const(np.asarray(axes, np.int32))
         g.output(g.op(op, [x, axis], dtype=dtype, quant=out_quant, keep_dims=keep_dims))
@@ -254,7 +248,7 @@ def _arg(
             value = float(quant.scale) * g.rng.integers(-1, 2, shape)
             x = g.input(shape, dtype=dtype, value=value, quant=quant)
         else:
-            x = g.input(shape, *_full_range(dtype, quant), dtype, quant=quant)
+            x = g.input(shape, *storage_range(dtype, quant), dtype, quant=quant)
         axis_t = g.const(np.asarray([axis], np.int32))
         g.output(g.op(op, [x, axis_t], dtype=out_dtype, output_type=out))
 

@@ -36,6 +36,7 @@ from synapc.testing.oracle import (
     check_case,
     reference_resolver,
     run_litert,
+    storage_range,
 )
 from synapc.testing.tflite_builder import Quant
 
@@ -47,14 +48,6 @@ QUANTS: dict[str, tuple[type, Quant]] = {
     "int16": (np.int16, Quant(0.0005, 0)),
 }
 TYPES = tuple(QUANTS)
-
-
-def _real_range(dtype: type, quant: Quant) -> tuple[float, float]:
-    """Real values a little beyond the storage range of `quant` (so both ends saturate)."""
-    info = np.iinfo(dtype)
-    scales, zero_points = quant.arrays()
-    scale, zero_point = float(scales.max()), int(zero_points[0])
-    return scale * (info.min - zero_point - 1.0), scale * (info.max - zero_point + 1.0)
 
 
 def _real(stored: np.ndarray, quant: Quant) -> np.ndarray:
@@ -79,7 +72,7 @@ def _resize(
     op: str, type_name: str, shape: Sequence[int], size: Sequence[int], **options: Any
 ) -> Case:
     dtype, quant = QUANTS[type_name]
-    low, high = _real_range(dtype, quant)
+    low, high = storage_range(dtype, quant)
 
     def case(g: CaseGraph) -> None:
         x = g.input(shape, low, high, dtype, quant=quant)
@@ -152,7 +145,7 @@ def _quantize_float(
     """QUANTIZE of random floats over (a little beyond) the output's range, or `values`."""
     dtype, default = QUANTS[type_name]
     quant = quant or default
-    low, high = _real_range(dtype, quant)
+    low, high = storage_range(dtype, quant)
     shape = [4, 30] if values is None else list(values.shape)
 
     def case(g: CaseGraph) -> None:
@@ -227,7 +220,7 @@ def _dequantize(
 ) -> Case:
     dtype, default = QUANTS[type_name]
     quant = quant or default
-    low, high = _real_range(dtype, quant)
+    low, high = storage_range(dtype, quant)
 
     def case(g: CaseGraph) -> None:
         x = g.input(shape, low, high, dtype, quant=quant)

@@ -44,6 +44,16 @@ def quantize(real: np.ndarray, dtype: type, quant: Quant) -> np.ndarray:
     return np.clip(q, info.min, info.max).astype(dtype)
 
 
+def storage_range(dtype: type, quant: Quant) -> tuple[float, float]:
+    """Real bounds one step beyond what (per-tensor, or the largest per-channel scale of)
+    `quant` can store in `dtype`: uniform inputs in them cover every stored integer and
+    saturate at both ends."""
+    info = np.iinfo(dtype)
+    scales, zero_points = quant.arrays()
+    scale, zero_point = float(scales.max()), int(zero_points[0])
+    return scale * (info.min - zero_point - 1.0), scale * (info.max - zero_point + 1.0)
+
+
 class CaseGraph:
     """A model under construction: seeded inputs, constants and operators.
 
