@@ -1064,22 +1064,7 @@ def test_litert_softmax_int16() -> None:
         [dict(shape=list(x.shape), dtype=np.int16, scale=1 / 32768)],
         options,
     )
-    exp_lut = fp.lut_populate_int16(
-        10.0 / 65535,
-        32767,
-        2.0 / 65535,
-        0,
-        fp.exp_lut_transform_f64,
-        float_dtype=np.float64,
-    )
-    recip_lut = fp.lut_populate_int16(
-        1.0 / 65535,
-        -32768,
-        2.0 / 65535,
-        0,
-        fp.one_over_one_plus_x_lut_transform_f64,
-        float_dtype=np.float64,
-    )
+    exp_lut, recip_lut = fp.int16_softmax_tables()
     m, s = fp.quantize_multiplier(scale * beta / (10.0 / 65535.0))
     diff = x - x.max(axis=-1, keepdims=True)
     scaled = np.asarray(jitted(fp.multiply_by_quantized_multiplier)(diff, m, s))

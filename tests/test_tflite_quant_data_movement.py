@@ -23,6 +23,7 @@ import pytest
 
 import synapc
 from synapc.testing.oracle import (
+    QUANTS,
     Case,
     CaseGraph,
     build_case,
@@ -35,12 +36,6 @@ from synapc.testing.tflite_builder import Quant
 
 pytest.importorskip("ai_edge_litert.interpreter")
 
-# One quantization per storage type; int16 activations have zero point 0.
-QUANTS: dict[str, tuple[type, Quant]] = {
-    "int8": (np.int8, Quant(0.05, -3)),
-    "uint8": (np.uint8, Quant(0.04, 131)),
-    "int16": (np.int16, Quant(0.0005, 0)),
-}
 TYPES = tuple(QUANTS)
 
 

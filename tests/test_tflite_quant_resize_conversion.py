@@ -30,6 +30,7 @@ import pytest
 
 import synapc
 from synapc.testing.oracle import (
+    QUANTS,
     Case,
     CaseGraph,
     build_case,
@@ -42,11 +43,6 @@ from synapc.testing.tflite_builder import Quant
 
 pytest.importorskip("ai_edge_litert.interpreter")
 
-QUANTS: dict[str, tuple[type, Quant]] = {
-    "int8": (np.int8, Quant(0.05, -3)),
-    "uint8": (np.uint8, Quant(0.04, 131)),
-    "int16": (np.int16, Quant(0.0005, 0)),
-}
 TYPES = tuple(QUANTS)
 
 

@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import math
 from collections.abc import Callable
 from typing import Literal
@@ -952,6 +953,29 @@ def lut_populate_int16(
     )
     table[512] = int(np.clip(last, -32768, 32767)[0])
     return table
+
+
+@functools.cache
+def int16_softmax_tables() -> tuple[np.ndarray, np.ndarray]:
+    """int16 SOFTMAX's two 513-entry tables (computed in double, as TFLite's Prepare
+    does): ``exp`` on [-10, 0] and ``1 / (1 + x)`` on [0, 1], both into [-1, 1]."""
+    exp_lut = lut_populate_int16(
+        10.0 / 65535,
+        32767,
+        2.0 / 65535,
+        0,
+        exp_lut_transform_f64,
+        float_dtype=np.float64,
+    )
+    recip_lut = lut_populate_int16(
+        1.0 / 65535,
+        -32768,
+        2.0 / 65535,
+        0,
+        one_over_one_plus_x_lut_transform_f64,
+        float_dtype=np.float64,
+    )
+    return exp_lut, recip_lut
 
 
 def lut_lookup_int8(value: ArrayLike, lut: ArrayLike) -> jax.Array:

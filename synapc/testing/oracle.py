@@ -44,6 +44,15 @@ def quantize(real: np.ndarray, dtype: type, quant: Quant) -> np.ndarray:
     return np.clip(q, info.min, info.max).astype(dtype)
 
 
+#: One activation quantization per storage type (int16 activations have zero point 0),
+#: for cases that only need "a typical tensor of this type".
+QUANTS: dict[str, tuple[type, Quant]] = {
+    "int8": (np.int8, Quant(0.05, -3)),
+    "uint8": (np.uint8, Quant(0.04, 131)),
+    "int16": (np.int16, Quant(0.0005, 0)),
+}
+
+
 def storage_range(dtype: type, quant: Quant) -> tuple[float, float]:
     """Real bounds one step beyond what (per-tensor, or the largest per-channel scale of)
     `quant` can store in `dtype`: uniform inputs in them cover every stored integer and

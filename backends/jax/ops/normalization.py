@@ -37,7 +37,6 @@ TFLite normalizes along the last axis; the kernels here take any `axis`.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -272,32 +271,9 @@ def _softmax_8bit(
     return jnp.where(diff >= diff_min, out, int(info.min)).astype(out_dtype)
 
 
-@functools.cache
-def _int16_softmax_tables() -> tuple[np.ndarray, np.ndarray]:
-    """int16 SOFTMAX's two 513-entry tables (computed in double, as TFLite's Prepare
-    does): ``exp`` on [-10, 0] and ``1 / (1 + x)`` on [0, 1], both into [-1, 1]."""
-    exp_lut = fp.lut_populate_int16(
-        10.0 / 65535,
-        32767,
-        2.0 / 65535,
-        0,
-        fp.exp_lut_transform_f64,
-        float_dtype=np.float64,
-    )
-    recip_lut = fp.lut_populate_int16(
-        1.0 / 65535,
-        -32768,
-        2.0 / 65535,
-        0,
-        fp.one_over_one_plus_x_lut_transform_f64,
-        float_dtype=np.float64,
-    )
-    return exp_lut, recip_lut
-
-
 def _softmax_int16(x: jax.Array, beta: float, q_in: UniformQuantizedType) -> jax.Array:
     """``reference_ops::SoftmaxInt16``: table exp and table reciprocal, Q0.15 output."""
-    exp_lut, recip_lut = _int16_softmax_tables()
+    exp_lut, recip_lut = fp.int16_softmax_tables()
     # float * float in the C++ (a float32 product), then divided as a double.
     real = float(np.float32(q_in.scale) * np.float32(beta)) / (10.0 / 65535.0)
     multiplier, shift = fp.quantize_multiplier(real)
