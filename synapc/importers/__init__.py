@@ -6,14 +6,19 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from synapc.errors import SynapcError
 from synapc.model import Model
 
 
-def import_model(path: str | os.PathLike[str]) -> Model:
-    """Import a model file (`.tflite` for now) into the synap dialect."""
+def import_model(
+    path: str | os.PathLike[str],
+    input_shapes: Mapping[str, Sequence[int]] | Sequence[Sequence[int]] | None = None,
+) -> Model:
+    """Import a model file (`.tflite`, `.onnx`) into the synap dialect. `input_shapes`
+    (by input name or in input order) fixes the dynamic dimensions of ONNX inputs."""
     path = Path(path)
     if not path.is_file():
         raise SynapcError(f"{path}: no such model file")
@@ -21,5 +26,13 @@ def import_model(path: str | os.PathLike[str]) -> Model:
     if suffix == ".tflite":
         from synapc.importers.tflite import import_tflite
 
+        if input_shapes is not None:
+            raise SynapcError(f"{path}: TFLite models have static shapes; drop input_shapes")
         return import_tflite(path)
-    raise SynapcError(f"{path}: unknown model format '{suffix}' (supported: .tflite)")
+    if suffix == ".onnx":
+        from synapc.importers.onnx import import_onnx
+
+        return import_onnx(path, input_shapes)
+    raise SynapcError(
+        f"{path}: unknown model format '{suffix}' (supported: .tflite, .onnx)"
+    )

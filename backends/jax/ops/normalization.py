@@ -52,11 +52,27 @@ from synapc.backends.jax.ops.quantized import qtype, scale_f64, stored
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import activation as act
 
+
+def _float_diff_from_max(x: jax.Array, axis: int) -> jax.Array:
+    """``x - max(x)`` along `axis`, clamped to <= 0: XLA may recompute a fused producer
+    of `x` in another summation order for the max than for `x`, and one ulp of a large
+    logit must not turn into ``exp(+big) = inf`` (and NaN after the division)."""
+    return jnp.minimum(x - jnp.max(x, axis=axis, keepdims=True), 0)
+
+
+def _float_softmax(x: jax.Array, p: dict[str, Any]) -> jax.Array:
+    exps = jnp.exp(_float_diff_from_max(x * jnp.asarray(p["beta"], x.dtype), p["axis"]))
+    return exps / jnp.sum(exps, axis=p["axis"], keepdims=True)
+
+
+def _float_log_softmax(x: jax.Array, p: dict[str, Any]) -> jax.Array:
+    diff = _float_diff_from_max(x, p["axis"])
+    return diff - jnp.log(jnp.sum(jnp.exp(diff), axis=p["axis"], keepdims=True))
+
+
 _FLOAT: dict[type, Callable[[jax.Array, dict[str, Any]], jax.Array]] = {
-    act.SoftmaxOp: lambda x, p: jax.nn.softmax(
-        x * jnp.asarray(p["beta"], x.dtype), axis=p["axis"]
-    ),
-    act.LogSoftmaxOp: lambda x, p: jax.nn.log_softmax(x, axis=p["axis"]),
+    act.SoftmaxOp: _float_softmax,
+    act.LogSoftmaxOp: _float_log_softmax,
     act.L2NormalizeOp: lambda x, p: (
         x
         * lax.rsqrt(

@@ -1,0 +1,21 @@
+"""ONNX importer: an `.onnx` model becomes a `synapc.Model` in the synap dialect.
+
+`reader` walks the graph, tracks each tensor's layout and owns the converter registry;
+each sibling module converts one family of ONNX operators and registers them on import.
+"""
+
+from synapc.importers.onnx import (  # noqa: F401  (registers the converters)
+    activation,
+    conv,
+    conversion,
+    data_movement,
+    elementwise,
+    normalization,
+    pool,
+    reduce,
+    resize,
+    shape,
+)
+from synapc.importers.onnx.reader import CONVERTERS, import_onnx, load_onnx
+
+__all__ = ["CONVERTERS", "import_onnx", "load_onnx"]

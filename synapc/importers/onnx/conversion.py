@@ -1,0 +1,32 @@
+"""ONNX Cast as a synap cast (an alias when the type does not change)."""
+
+from __future__ import annotations
+
+from onnx import helper
+from xdsl.dialects.builtin import TensorType
+
+from synapc.dialects.synap.base import shape_of
+from synapc.dialects.synap.conversion import CastOp
+from synapc.dtypes import element_type_for
+from synapc.importers.onnx.reader import Importer, Node, converts
+
+
+@converts("Cast")
+def cast(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    try:
+        dtype = helper.tensor_dtype_to_np_dtype(int(node.attr("to")))
+        element = element_type_for(dtype)
+    except (KeyError, TypeError, ValueError):
+        raise node.fail(f"cast to ONNX type {node.attr('to')} is not supported") from None
+    if imp.element_type(x) == element:
+        imp.tensors[node.outputs[0]] = imp.tensor(x)
+        return
+    value = imp.get(x, "any")
+    imp.emit(
+        node,
+        CastOp,
+        value,
+        perm=imp.perm(x),
+        result_types=[TensorType(element, shape_of(value))],
+    )

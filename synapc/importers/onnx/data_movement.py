@@ -1,0 +1,318 @@
+"""ONNX tensor plumbing: concat, split, slice, reshape family, transpose, pad, gather,
+expand, tile, depth/space rearrangements, identity. Ops that only move axes keep the
+input's layout (axes are renumbered); reshapes work on the logical layout."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+
+from synapc.dialects.synap import data_movement as dm
+from synapc.dialects.synap.attributes import DepthToSpaceMode, PadMode
+from synapc.dialects.synap.base import element_of
+from synapc.importers.onnx import layout
+from synapc.importers.onnx.helpers import common_layout
+from synapc.importers.onnx.reader import Importer, Node, converts
+
+
+def _input(node: Node) -> list[str | None]:
+    return node.inputs[:1]
+
+
+@converts("Identity", "Dropout")
+def identity(imp: Importer, node: Node) -> None:
+    imp.tensors[node.outputs[0]] = imp.tensor(node.inputs[0])
+    if len(node.outputs) > 1 and node.outputs[1]:  # inference: nothing is dropped
+        imp.bind_const(node.outputs[1], np.ones(imp.shape(node.inputs[0]), np.bool_))
+
+
+@converts("Concat")
+def concat(imp: Importer, node: Node) -> None:
+    names = [n for n in node.inputs if n]
+    rank, perm = common_layout(imp, names)
+    axis = int(node.attr("axis"))
+    axis = axis + rank if axis < 0 else axis
+    values = [imp.get(n, perm) for n in names]
+    imp.emit(
+        node, dm.ConcatOp, values, perm=perm, axis=layout.physical_axis(perm, axis, rank)
+    )
+
+
+@converts("Split")
+def split(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    rank = imp.rank(x)
+    axis = int(node.attr("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    size = imp.shape(x)[axis]
+    if node.opset >= 13 and node.input(1) is not None:
+        sizes = imp.const_ints(node, 1, "split")
+    elif node.opset < 13 and node.attr("split") is not None:
+        sizes = list(node.attr("split"))
+    else:
+        count = int(node.attr("num_outputs", len(node.outputs)))
+        chunk = -(-size // count)
+        sizes = [min(chunk, size - k * chunk) for k in range(count)]
+    perm = imp.perm(x)
+    op = imp.emit(
+        node,
+        dm.SplitOp,
+        imp.get(x, "any"),
+        output=None,
+        axis=layout.physical_axis(perm, axis, rank),
+        sizes=sizes,
+    )
+    for name, result in zip(node.outputs, op.results, strict=True):
+        if name:
+            imp.bind(name, result, perm)
+
+
+@converts("Slice", quantized=_input)
+def slice_(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    shape = imp.shape(x)
+    rank = len(shape)
+    if node.opset < 10:
+        starts, ends = list(node.attr("starts")), list(node.attr("ends"))
+        axes = list(node.attr("axes", range(len(starts))))
+        steps = [1] * len(starts)
+    else:
+        starts = imp.const_ints(node, 1, "starts")
+        ends = imp.const_ints(node, 2, "ends")
+        axes = (
+            imp.const_ints(node, 3, "axes") if node.input(3) else list(range(len(starts)))
+        )
+        steps = imp.const_ints(node, 4, "steps") if node.input(4) else [1] * len(starts)
+    begin, end, stride = [0] * rank, list(shape), [1] * rank
+    for start, stop, axis, step in zip(starts, ends, axes, steps, strict=True):
+        axis = axis + rank if axis < 0 else axis
+        dim = shape[axis]
+        if step == 0:
+            raise node.fail("a slice step of 0 is not allowed")
+        # numpy semantics of python slices, clamped like ONNX
+        first, last, _ = slice(start, stop, step).indices(dim)
+        begin[axis], end[axis], stride[axis] = first, last, step
+    perm = imp.perm(x)
+    value = imp.get(x, "any", quantized=node.quantized)
+    order = perm or tuple(range(rank))
+    p_begin = [begin[a] for a in order]
+    p_end = [end[a] for a in order]
+    p_stride = [stride[a] for a in order]
+    if all(s == 1 for s in p_stride):
+        sizes = [max(e - b, 0) for b, e in zip(p_begin, p_end, strict=True)]
+        imp.emit(
+            node,
+            dm.SliceOp,
+            value,
+            perm=perm,
+            result_types=[TensorType(element_of(value), sizes)],
+            start=p_begin,
+        )
+        return
+    p_end = [-1 if e < 0 else e for e in p_end]
+    imp.emit(
+        node,
+        dm.StridedSliceOp,
+        value,
+        perm=perm,
+        begin=p_begin,
+        end=p_end,
+        strides=p_stride,
+    )
+
+
+def _reshape_to(imp: Importer, node: Node, shape: tuple[int, ...]) -> None:
+    x = node.inputs[0]
+    value = imp.get(x, quantized=node.quantized)
+    imp.bind_output(node, imp.reshape(value, shape))
+
+
+@converts("Reshape", quantized=_input)
+def reshape(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    source = imp.shape(x)
+    target = (
+        list(node.attr("shape")) if node.opset < 5 else imp.const_ints(node, 1, "shape")
+    )
+    if not node.attr("allowzero", 0):
+        target = [source[i] if d == 0 else d for i, d in enumerate(target)]
+    if -1 in target:
+        known = int(np.prod([d for d in target if d != -1]))
+        target[target.index(-1)] = int(np.prod(source)) // max(known, 1)
+    if int(np.prod(target)) != int(np.prod(source)):
+        raise node.fail(f"cannot reshape {list(source)} to {target}")
+    _reshape_to(imp, node, tuple(target))
+
+
+@converts("Flatten", quantized=_input)
+def flatten(imp: Importer, node: Node) -> None:
+    shape = imp.shape(node.inputs[0])
+    axis = int(node.attr("axis", 1))
+    axis = axis + len(shape) if axis < 0 else axis
+    _reshape_to(imp, node, (int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))))
+
+
+def _axes(imp: Importer, node: Node) -> list[int] | None:
+    if node.opset >= 13:
+        return imp.const_ints(node, 1, "axes") if node.input(1) else None
+    axes = node.attr("axes")
+    return None if axes is None else list(axes)
+
+
+@converts("Squeeze", quantized=_input)
+def squeeze(imp: Importer, node: Node) -> None:
+    shape = imp.shape(node.inputs[0])
+    axes = _axes(imp, node)
+    rank = len(shape)
+    if axes is None:
+        axes = [i for i, d in enumerate(shape) if d == 1]
+    axes = {a + rank if a < 0 else a for a in axes}
+    if any(shape[a] != 1 for a in axes):
+        raise node.fail(f"cannot squeeze axes {sorted(axes)} of shape {list(shape)}")
+    _reshape_to(imp, node, tuple(d for i, d in enumerate(shape) if i not in axes))
+
+
+@converts("Unsqueeze", quantized=_input)
+def unsqueeze(imp: Importer, node: Node) -> None:
+    shape = list(imp.shape(node.inputs[0]))
+    axes = _axes(imp, node) or []
+    rank = len(shape) + len(axes)
+    for a in sorted(a + rank if a < 0 else a for a in axes):
+        shape.insert(a, 1)
+    _reshape_to(imp, node, tuple(shape))
+
+
+@converts("Transpose", quantized=_input)
+def transpose(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    rank = imp.rank(x)
+    perm = tuple(node.attr("perm", list(range(rank))[::-1]))
+    stored = imp.perm(x) or tuple(range(rank))
+    value = imp.get(x, "any", quantized=node.quantized)
+    # output logical axis i is input logical axis perm[i]; keep the data where it is and
+    # record the new layout when the result can stay as it is stored
+    imp.bind_output(node, value, tuple(perm.index(p) for p in stored))
+
+
+@converts("Pad", quantized=_input)
+def pad(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    rank = imp.rank(x)
+    mode = node.attr("mode", "constant")
+    modes = {"constant": PadMode.CONSTANT, "reflect": PadMode.REFLECT, "edge": PadMode.EDGE}
+    if mode not in modes:
+        raise node.fail(f"pad mode '{mode}' is not supported")
+    if node.opset < 11:
+        pads = list(node.attr("pads"))
+        value = float(node.attr("value", 0.0))
+    else:
+        pads = imp.const_ints(node, 1, "pads")
+        constant = imp.const(node.input(2))
+        if node.input(2) is not None and constant is None:
+            raise node.fail("constant_value (input 2) must be a constant")
+        value = 0.0 if constant is None else float(np.asarray(constant).reshape(-1)[0])
+    axes = imp.const_ints(node, 3, "axes") if node.input(3) else list(range(rank))
+    full = [0] * (2 * rank)
+    count = len(axes)
+    for k, axis in enumerate(axes):
+        axis = axis + rank if axis < 0 else axis
+        full[axis], full[rank + axis] = pads[k], pads[count + k]
+    if any(p < 0 for p in full):
+        raise node.fail(f"negative pads {pads} are not supported")
+    perm = imp.perm(x)
+    order = perm or tuple(range(rank))
+    physical = [v for a in order for v in (full[a], full[rank + a])]
+    imp.emit(
+        node,
+        dm.PadOp,
+        imp.get(x, "any", quantized=node.quantized),
+        perm=perm,
+        pads=physical,
+        mode=modes[mode],
+        value=value,
+    )
+
+
+@converts("Gather")
+def gather(imp: Importer, node: Node) -> None:
+    data, indices = node.inputs[0], node.inputs[1]
+    rank = imp.rank(data)
+    axis = int(node.attr("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    index_array = imp.const(indices)
+    if index_array is not None:
+        size = imp.shape(data)[axis]
+        fixed = np.where(index_array < 0, index_array + size, index_array).astype(np.int32)
+        indices = f"{indices}#{size}"
+        imp.bind_const(indices, fixed)
+    scalar = imp.rank(indices) == 0
+    perm = imp.perm(data) if scalar else None
+    value = imp.get(data, "any" if scalar else None)
+    imp.emit(
+        node,
+        dm.GatherOp,
+        value,
+        imp.get(indices),
+        perm=layout.without_axes(perm, [axis]),
+        axis=layout.physical_axis(perm, axis, rank),
+    )
+
+
+@converts("Expand")
+def expand(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    target = tuple(
+        np.broadcast_shapes(imp.shape(x), tuple(imp.const_ints(node, 1, "shape")))
+    )
+    rank = len(target)
+    perm = imp.perm(x) if imp.rank(x) == rank else None
+    value = imp.get(x, perm, rank=rank)
+    physical = layout.physical_shape(target, perm)
+    imp.emit(
+        node,
+        dm.BroadcastToOp,
+        value,
+        perm=perm,
+        result_types=[TensorType(element_of(value), physical)],
+    )
+
+
+@converts("Tile")
+def tile(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    repeats = imp.const_ints(node, 1, "repeats")
+    perm = imp.perm(x)
+    order = perm or tuple(range(len(repeats)))
+    imp.emit(
+        node, dm.TileOp, imp.get(x, "any"), perm=perm, multiples=[repeats[a] for a in order]
+    )
+
+
+@converts("DepthToSpace", quantized=_input)
+def depth_to_space(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    mode = (
+        DepthToSpaceMode.CRD if node.attr("mode", "DCR") == "CRD" else DepthToSpaceMode.DCR
+    )
+    cl = layout.channels_last(4)
+    imp.emit(
+        node,
+        dm.DepthToSpaceOp,
+        imp.get(x, cl, quantized=node.quantized),
+        perm=cl,
+        block_size=int(node.attr("blocksize")),
+        mode=mode,
+    )
+
+
+@converts("SpaceToDepth", quantized=_input)
+def space_to_depth(imp: Importer, node: Node) -> None:
+    x = node.inputs[0]
+    cl = layout.channels_last(4)
+    imp.emit(
+        node,
+        dm.SpaceToDepthOp,
+        imp.get(x, cl, quantized=node.quantized),
+        perm=cl,
+        block_size=int(node.attr("blocksize")),
+    )

@@ -1,0 +1,644 @@
+"""Reading an ONNX model: initializers, static shapes, layouts, the node loop, the
+converter registry. The converters live in the sibling modules, one per op family.
+
+Every ONNX tensor becomes a `Tensor`: an IR value stored in some layout (see `layout`),
+or a host constant. Converters ask for operands in the layout they compute in
+(`Importer.get`): channels-last for convolutions and pools, the logical layout for
+reshapes and matrix products, any layout for elementwise ops. Constants are transposed on
+the host; everything else gets one explicit `synap.transpose`, so an NCHW network keeps
+transposes only where its data really changes layout (normally at the model boundary).
+
+Nodes whose inputs are all constants are evaluated at import by ONNX's reference
+implementation (shape arithmetic, constant reshapes); `Shape` of a static tensor is a
+constant too. Quantized models keep their integers: a `DequantizeLinear` result is a view
+of quantized values, and a converter registered with `quantized=True` consumes such views
+directly when its only consumer is a `QuantizeLinear` (QDQ folding).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap.base import SynapOp, element_of, shape_of
+from synapc.dialects.synap.conversion import DequantizeOp, QuantizeOp
+from synapc.dialects.synap.data_movement import ReshapeOp, TransposeOp
+from synapc.dtypes import element_type_for
+from synapc.errors import SynapcError
+from synapc.importers.onnx import layout
+from synapc.importers.onnx.layout import Perm
+from synapc.model import Model, TensorInfo
+from synapc.weights import WeightStore
+
+InputShapes = Mapping[str, Sequence[int]] | Sequence[Sequence[int]] | None
+
+#: Ops evaluated by their converter even when every input is constant.
+_NEVER_FOLD = {"DequantizeLinear", "QuantizeLinear", "Constant"}
+
+
+@dataclass
+class Tensor:
+    """One ONNX tensor: an IR value stored with `perm`, or a host constant `array`
+    (logical layout). `qtype` set means the value or array holds quantized integers;
+    `dequantized` means ONNX sees their real values (the output of DequantizeLinear)."""
+
+    value: SSAValue | None = None
+    perm: Perm = None
+    array: np.ndarray | None = None
+    qtype: UniformQuantizedType | None = None
+    dequantized: bool = False
+
+
+class Node:
+    """One ONNX node as the converters see it."""
+
+    def __init__(self, importer: Importer, index: int, proto: onnx.NodeProto):
+        self.importer = importer
+        self.index = index
+        self.proto = proto
+        self.op_type = proto.op_type
+        self.name = proto.name or (proto.output[0] if proto.output else f"node_{index}")
+        self.inputs = list(proto.input)
+        self.outputs = list(proto.output)
+        self.attrs = {a.name: helper.get_attribute_value(a) for a in proto.attribute}
+        #: Set when the node's output is folded into its QuantizeLinear consumer.
+        self.out_qtype: UniformQuantizedType | None = None
+        self.opset = importer.opset
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        """Attribute `name` (bytes decoded to str), or `default` when absent."""
+        value = self.attrs.get(name, default)
+        return value.decode() if isinstance(value, bytes) else value
+
+    def input(self, i: int) -> str | None:
+        """Name of input `i`, or None when absent or empty."""
+        if i >= len(self.inputs) or not self.inputs[i]:
+            return None
+        return self.inputs[i]
+
+    @property
+    def quantized(self) -> bool:
+        """Whether the node is converted as one quantized op (QDQ folding)."""
+        return self.out_qtype is not None
+
+    @property
+    def source(self) -> dict[str, Any]:
+        """`layer_name` / `layer_index` keyword arguments for `SynapOp.make`."""
+        return {"layer_name": self.name, "layer_index": self.index}
+
+    def fail(self, message: str) -> SynapcError:
+        """An error naming this node, its op type and the model's opset."""
+        return SynapcError(
+            f"{self.importer.path}: node '{self.name}' ({self.op_type}, opset "
+            f"{self.opset}): {message}"
+        )
+
+
+class Importer:
+    """State of one import: the ONNX tensors seen so far and the IR ops emitted."""
+
+    def __init__(self, path: Path, proto: onnx.ModelProto, input_shapes: InputShapes):
+        self.path = path
+        self.proto = proto
+        self.graph = proto.graph
+        self.opset = next(
+            (o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), 0
+        )
+        self.weights = WeightStore()
+        self.tensors: dict[str, Tensor] = {}
+        self.ops: list[Operation] = []
+        self._cache: dict[tuple[Any, ...], SSAValue] = {}
+        self.consumers: Counter[str] = Counter(
+            name for node in self.graph.node for name in node.input if name
+        )
+        self.consumer_types: dict[str, list[str]] = {}
+        for node in self.graph.node:
+            for name in node.input:
+                self.consumer_types.setdefault(name, []).append(node.op_type)
+        for name in (o.name for o in self.graph.output):
+            self.consumers[name] += 1
+            self.consumer_types.setdefault(name, []).append("<output>")
+        self.input_shapes = input_shapes
+
+    # -- tensors ---------------------------------------------------------------------
+    def tensor(self, name: str) -> Tensor:
+        """The tensor called `name`."""
+        try:
+            return self.tensors[name]
+        except KeyError:
+            raise SynapcError(
+                f"{self.path}: tensor '{name}' is used before it is computed"
+            ) from None
+
+    def const(self, name: str | None) -> np.ndarray | None:
+        """The real (dequantized) value of a constant tensor, None if not constant."""
+        if name is None:
+            return None
+        t = self.tensor(name)
+        if t.array is None:
+            return None
+        if t.qtype is not None and t.dequantized:
+            return dequantize_array(t.array, t.qtype)
+        return t.array
+
+    def const_ints(self, node: Node, i: int, what: str) -> list[int]:
+        """Input `i` of `node`, which must be a constant, as Python ints."""
+        array = self.const(node.input(i))
+        if array is None:
+            raise node.fail(f"{what} (input {i}) must be a constant")
+        return [int(v) for v in np.asarray(array).reshape(-1)]
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """The logical (ONNX) shape of tensor `name`."""
+        t = self.tensor(name)
+        if t.array is not None:
+            return tuple(t.array.shape)
+        return layout.logical_shape(shape_of(t.value), t.perm)
+
+    def rank(self, name: str) -> int:
+        """The rank of tensor `name`."""
+        return len(self.shape(name))
+
+    def perm(self, name: str) -> Perm:
+        """The layout tensor `name` is stored in (None for constants: they have all)."""
+        return self.tensor(name).perm
+
+    def element_type(self, name: str, quantized: bool = False) -> Attribute:
+        """The IR element type the tensor has (its quantized type if `quantized`)."""
+        t = self.tensor(name)
+        if quantized and t.qtype is not None:
+            return t.qtype
+        if t.array is not None:
+            if t.qtype is not None and t.dequantized:
+                return element_type_for(np.float32)
+            return t.qtype or element_type_for(t.array.dtype)
+        element = element_of(t.value)
+        if isinstance(element, UniformQuantizedType) and t.dequantized and not quantized:
+            return element_type_for(np.float32)
+        return element
+
+    # -- values in a layout -------------------------------------------------------
+    def get(
+        self,
+        name: str,
+        perm: Perm | str = None,
+        rank: int | None = None,
+        quantized: bool = False,
+    ) -> SSAValue:
+        """Tensor `name` as an IR value stored with `perm` (None: logical, "any": as it
+        is). `rank` first prepends unit dimensions (numpy broadcasting). With `quantized`
+        a dequantized view gives its quantized values; otherwise real values."""
+        t = self.tensor(name)
+        own_rank = len(self.shape(name))
+        rank = own_rank if rank is None else rank
+        if perm == "any":
+            perm = t.perm if rank == own_rank else None
+        perm = layout.normalize(perm)  # type: ignore[arg-type]
+        use_q = quantized or (t.qtype is not None and not t.dequantized)
+        key = (name, perm, rank, use_q)
+        if key in self._cache:
+            return self._cache[key]
+        if t.array is not None:
+            value = self._constant(name, t, perm, rank, use_q)
+        else:
+            value = t.value
+            if not use_q and t.dequantized:
+                value = self.append(
+                    DequantizeOp.make(
+                        value,
+                        result_types=[
+                            TensorType(element_type_for(np.float32), shape_of(value))
+                        ],
+                        layer_name=name,
+                    )
+                )
+            stored = t.perm
+            if rank != own_rank:
+                value = self.transpose(value, layout.between(stored, None, own_rank))
+                stored = None
+                shape = (1,) * (rank - own_rank) + self.shape(name)
+                value = self.reshape(value, shape)
+            value = self.transpose(value, layout.between(stored, perm, rank))
+        self._cache[key] = value
+        return value
+
+    def _constant(
+        self, name: str, t: Tensor, perm: Perm, rank: int, quantized: bool
+    ) -> SSAValue:
+        array = t.array
+        element = None
+        if t.qtype is not None and quantized:
+            element = t.qtype
+        elif t.qtype is not None:
+            array = dequantize_array(array, t.qtype)
+        array = array.reshape((1,) * (rank - array.ndim) + array.shape)
+        if element is not None and element.is_per_axis:
+            axis = element.quantized_dimension + rank - t.array.ndim
+            if perm is not None:
+                axis = perm.index(axis)
+            element = UniformQuantizedType.per_axis(
+                element.storage_type.data, axis, element.scales, element.zero_points
+            )
+        if perm is not None:
+            array = array.transpose(perm)
+        array = np.ascontiguousarray(array)
+        result_type = TensorType(element or element_type_for(array.dtype), array.shape)
+        op = self.weights.constant(array, name, result_type)
+        return self.append(op)
+
+    def transpose(self, value: SSAValue, perm: Perm) -> SSAValue:
+        """`value` transposed by `perm` (a reshape when only unit axes move)."""
+        perm = layout.normalize(perm)
+        if perm is None:
+            return value
+        shape = shape_of(value)
+        if layout.moves_only_unit_axes(shape, perm):
+            return self.reshape(value, tuple(shape[p] for p in perm))
+        return self.append(TransposeOp.make(value, perm=perm))
+
+    def reshape(self, value: SSAValue, shape: Sequence[int]) -> SSAValue:
+        """`value` reshaped to `shape` (itself when it has that shape)."""
+        if tuple(shape) == tuple(shape_of(value)):
+            return value
+        element = element_of(value)
+        return self.append(ReshapeOp.make(value, result_types=[TensorType(element, shape)]))
+
+    def append(self, op: Operation) -> SSAValue:
+        """Append `op` and return its first result."""
+        self.ops.append(op)
+        return op.results[0]
+
+    # -- binding ---------------------------------------------------------------------
+    def bind(self, name: str, value: SSAValue, perm: Perm = None) -> None:
+        """Tensor `name` is `value`, stored with `perm`."""
+        perm = layout.normalize(perm)
+        element = element_of(value)
+        qtype = element if isinstance(element, UniformQuantizedType) else None
+        self.tensors[name] = Tensor(value=value, perm=perm, qtype=qtype)
+
+    def bind_output(self, node: Node, value: SSAValue, perm: Perm = None) -> None:
+        """Bind `node`'s (first) output to `value`; a quantized node whose result is not
+        already of its QuantizeLinear's type gets a requantization."""
+        if node.quantized and element_of(value) != node.out_qtype:
+            value = self.append(
+                QuantizeOp.make(
+                    value,
+                    result_types=[TensorType(node.out_qtype, shape_of(value))],
+                    **node.source,
+                )
+            )
+        self.bind(self.out_name(node), value, perm)
+
+    def bind_const(self, name: str, array: np.ndarray) -> None:
+        """Tensor `name` is the host constant `array`."""
+        self.tensors[name] = Tensor(array=np.asarray(array))
+
+    def emit(
+        self,
+        node: Node,
+        op_class: type[SynapOp],
+        *operands: Any,
+        perm: Perm = None,
+        element_type: Attribute | None = None,
+        result_types: Sequence[Attribute] | None = None,
+        output: int | None = 0,
+        **props: Any,
+    ) -> SynapOp:
+        """Append `op_class(operands, props)` for `node` and bind its result to output
+        `output` (stored with `perm`). A quantized node's result takes the type of the
+        QuantizeLinear it folds."""
+        if node.quantized and result_types is None:
+            element_type = node.out_qtype
+        elif node.quantized and result_types is not None:
+            result_types = [
+                TensorType(node.out_qtype, shape_of_type(t)) for t in result_types
+            ]
+        op = op_class.make(
+            *operands,
+            result_types=result_types,
+            element_type=element_type,
+            **props,
+            **node.source,
+        )
+        self.ops.append(op)
+        if output is not None:
+            self.bind(self.out_name(node, output), op.results[0], perm)
+        return op
+
+    def out_name(self, node: Node, i: int = 0) -> str:
+        """The tensor name output `i` of `node` binds (a folded QuantizeLinear's output
+        for quantized nodes)."""
+        return self._folded_q.get(node.outputs[i], node.outputs[i])
+
+    # -- the node loop ---------------------------------------------------------------
+    def run(self) -> Model:
+        """Convert the whole main graph."""
+        self._folded_q: dict[str, str] = {}
+        initializers = {init.name for init in self.graph.initializer}
+        for init in self.graph.initializer:
+            self.bind_const(init.name, self._initializer(init))
+        graph_inputs = [i for i in self.graph.input if i.name not in initializers]
+        input_types = [self._input_type(i, k) for k, i in enumerate(graph_inputs)]
+        func = FuncOp("main", (input_types, []))
+        for value_info, arg in zip(graph_inputs, func.body.block.args, strict=True):
+            self.bind(value_info.name, arg)
+        skip: set[int] = set()
+        nodes = list(self.graph.node)
+        producers = {out: k for k, n in enumerate(nodes) for out in n.output}
+        for index, proto in enumerate(nodes):
+            if index in skip:
+                continue
+            node = Node(self, index, proto)
+            domain = proto.domain if proto.domain != "ai.onnx" else ""
+            key = node.op_type if not domain else f"{domain}.{node.op_type}"
+            converter = CONVERTERS.get(key)
+            try:
+                if self._fold(node):
+                    continue
+                if converter is None:
+                    where = f" in domain '{domain}'" if domain else ""
+                    raise node.fail(f"operator is not supported{where}")
+                q_index = self._quantized_consumer(node, nodes, producers)
+                if q_index is not None:
+                    q = Node(self, q_index, nodes[q_index])
+                    node.out_qtype = self.quantize_type(q)
+                    self._folded_q[node.outputs[0]] = q.outputs[0]
+                    skip.add(q_index)
+                converter(self, node)
+            except SynapcError:
+                raise
+            except Exception as error:  # a verifier or shape rule rejected the layer
+                raise node.fail(str(error).splitlines()[0]) from None
+        outputs = [o.name for o in self.graph.output]
+        results = [self.get(name) for name in outputs]
+        self._drop_dead_ops(results)
+        func.body.block.add_ops([*self.ops, ReturnOp(*results)])
+        func.function_type = FunctionType.from_lists(input_types, [r.type for r in results])
+        module = ModuleOp([func])
+        module.verify()
+        return Model(
+            module=module,
+            weights=self.weights,
+            inputs=[
+                TensorInfo(i.name, tuple(t.get_shape()), t.element_type)
+                for i, t in zip(graph_inputs, input_types, strict=True)
+            ],
+            outputs=[
+                TensorInfo(name, tuple(shape_of(r)), r.type.element_type)
+                for name, r in zip(outputs, results, strict=True)
+            ],
+            source=str(self.path),
+        )
+
+    def _quantized_consumer(
+        self, node: Node, nodes: list[onnx.NodeProto], producers: dict[str, int]
+    ) -> int | None:
+        """Index of the QuantizeLinear that `node`'s result can be folded into: the node
+        converts quantized, its only consumer is that QuantizeLinear, and all its tensor
+        inputs are dequantized views."""
+        if node.op_type not in QUANTIZED or len(node.outputs) != 1:
+            return None
+        out = node.outputs[0]
+        if self.consumers[out] != 1 or self.consumer_types.get(out) != ["QuantizeLinear"]:
+            return None
+        names = QUANTIZED[node.op_type](node)
+        if names is None:
+            return None
+        for name in names:
+            if name is None:
+                continue
+            t = self.tensor(name)
+            if t.qtype is None or not t.dequantized:
+                return None
+        for k in range(node.index + 1, len(nodes)):
+            if nodes[k].op_type == "QuantizeLinear" and nodes[k].input[0] == out:
+                return k
+        return None
+
+    def quantize_type(self, node: Node) -> UniformQuantizedType:
+        """The quantized type a QuantizeLinear / DequantizeLinear node describes (its
+        scale, zero point and axis must be constants)."""
+        scale = self.const(node.input(1))
+        if scale is None:
+            raise node.fail("the scale (input 1) must be a constant")
+        zp_name = node.input(2)
+        zero_point = self.const(zp_name)
+        if zp_name is not None and zero_point is None:
+            raise node.fail("the zero point (input 2) must be a constant")
+        if zero_point is None:
+            zero_point = np.zeros(scale.shape, np.uint8)
+        storage = _STORAGE.get(zero_point.dtype.name)
+        if storage is None:
+            raise node.fail(f"quantized type {zero_point.dtype} is not supported")
+        if scale.size == 1:
+            return UniformQuantizedType.per_tensor(
+                storage, float(scale.reshape(-1)[0]), int(zero_point.reshape(-1)[0])
+            )
+        if node.attr("block_size", 0):
+            raise node.fail("blocked quantization is not supported")
+        axis = int(node.attr("axis", 1))
+        rank = len(self.shape(node.inputs[0]))
+        return UniformQuantizedType.per_axis(
+            storage,
+            axis + rank if axis < 0 else axis,
+            scale.astype(np.float64).reshape(-1),
+            np.broadcast_to(zero_point.reshape(-1), scale.reshape(-1).shape).astype(
+                np.int64
+            ),
+        )
+
+    def _fold(self, node: Node) -> bool:
+        """Evaluate `node` on the host when all its inputs are constants."""
+        if node.op_type in _NEVER_FOLD or not node.inputs:
+            return False
+        names = [n for n in node.inputs if n]
+        if not all(self.tensor(n).array is not None for n in names):
+            return False
+        from onnx.reference import ReferenceEvaluator
+
+        feeds = {n: self.const(n) for n in names}
+        graph = helper.make_graph(
+            [node.proto],
+            "fold",
+            [
+                helper.make_tensor_value_info(
+                    n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
+                )
+                for n, a in feeds.items()
+            ],
+            [
+                helper.make_tensor_value_info(o, onnx.TensorProto.UNDEFINED, None)
+                for o in node.outputs
+                if o
+            ],
+        )
+        model = helper.make_model(graph, opset_imports=list(self.proto.opset_import))
+        model.ir_version = self.proto.ir_version
+        results = ReferenceEvaluator(model).run(None, feeds)
+        for name, array in zip([o for o in node.outputs if o], results, strict=True):
+            self.bind_const(name, np.asarray(array))
+        return True
+
+    def _initializer(self, init: onnx.TensorProto) -> np.ndarray:
+        try:
+            return numpy_helper.to_array(init)
+        except Exception as error:
+            raise SynapcError(
+                f"{self.path}: initializer '{init.name}' cannot be read: {error}"
+            ) from None
+
+    def _input_type(self, value_info: onnx.ValueInfoProto, k: int) -> TensorType[Attribute]:
+        name = value_info.name
+        ttype = value_info.type.tensor_type
+        if not value_info.type.HasField("tensor_type"):
+            raise SynapcError(f"{self.path}: input '{name}' is not a tensor")
+        dtype = helper.tensor_dtype_to_np_dtype(ttype.elem_type)
+        declared = [
+            d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
+            for d in ttype.shape.dim
+        ]
+        given = _given_shape(self.input_shapes, name, k)
+        if given is not None:
+            if len(given) != len(declared) or any(
+                d is not None and d != g for d, g in zip(declared, given, strict=False)
+            ):
+                shown = ["?" if d is None else d for d in declared]
+                raise SynapcError(
+                    f"{self.path}: input_shapes gives {list(given)} for input '{name}', "
+                    f"which has shape {shown}"
+                )
+            shape = list(given)
+        else:
+            shape = [1 if d is None and i == 0 else d for i, d in enumerate(declared)]
+            if any(d is None for d in shape):
+                shown = ["?" if d is None else d for d in declared]
+                raise SynapcError(
+                    f"{self.path}: input '{name}' has dynamic shape {shown}; give its "
+                    f"static shape with input_shapes={{'{name}': [...]}}"
+                )
+        return TensorType(element_type_for(dtype), shape)
+
+    def _drop_dead_ops(self, results: list[SSAValue]) -> None:
+        """Remove ops whose results nothing uses (folded shape arithmetic, weights of a
+        folded batch norm) together with their weights."""
+        live: set[int] = {id(r) for r in results}
+        kept: list[Operation] = []
+        for op in reversed(self.ops):
+            if any(id(r) in live for r in op.results):
+                kept.append(op)
+                live.update(id(o) for o in op.operands)
+            else:
+                handle = getattr(op, "handle", None)
+                if handle is not None and handle in self.weights:
+                    del self.weights[handle]
+                op.drop_all_references()
+        self.ops = kept[::-1]
+
+
+_STORAGE = {"int8": "i8", "uint8": "u8", "int16": "i16", "uint16": "u16", "int32": "i32"}
+
+
+def dequantize_array(array: np.ndarray, qtype: UniformQuantizedType) -> np.ndarray:
+    """The real values of stored integers `array` of type `qtype`, as float32."""
+    scales = qtype.scales
+    zero_points = qtype.zero_points
+    if qtype.is_per_axis:
+        shape = [1] * array.ndim
+        shape[qtype.quantized_dimension] = -1
+        scales = scales.reshape(shape)
+        zero_points = zero_points.reshape(shape)
+    real = (array.astype(np.int64) - zero_points).astype(np.float32) * scales.astype(
+        np.float32
+    )
+    return real.astype(np.float32)
+
+
+def shape_of_type(t: Attribute) -> tuple[int, ...]:
+    """The shape of a tensor type."""
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def _given_shape(shapes: InputShapes, name: str, k: int) -> Sequence[int] | None:
+    if shapes is None:
+        return None
+    if isinstance(shapes, Mapping):
+        return shapes.get(name)
+    return shapes[k] if k < len(shapes) else None
+
+
+def load_onnx(path: str | os.PathLike[str]) -> onnx.ModelProto:
+    """Read an ONNX file with its external data; a corrupt file raises `SynapcError`."""
+    path = Path(path)
+    try:
+        proto = onnx.load(str(path), load_external_data=False)
+    except Exception as error:
+        raise SynapcError(
+            f"{path}: corrupt ONNX model ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else 'cannot parse'})"
+        ) from None
+    if not proto.graph.node and not proto.graph.output:
+        raise SynapcError(f"{path}: not an ONNX model (no graph)")
+    try:
+        from onnx.external_data_helper import load_external_data_for_model
+
+        load_external_data_for_model(proto, str(path.parent))
+    except Exception as error:
+        raise SynapcError(f"{path}: cannot read external data: {error}") from None
+    return proto
+
+
+def import_onnx(
+    path: str | os.PathLike[str],
+    input_shapes: InputShapes = None,
+    proto: onnx.ModelProto | None = None,
+) -> Model:
+    """Import an ONNX model. `input_shapes` (by name or in input order) fixes dynamic
+    dimensions; a symbolic leading (batch) dimension defaults to 1."""
+    path = Path(path)
+    if proto is None:
+        proto = load_onnx(path)
+    try:
+        return Importer(path, proto, input_shapes).run()
+    except SynapcError:
+        raise
+    except Exception as error:  # a malformed graph
+        raise SynapcError(
+            f"{path}: corrupt ONNX model ({type(error).__name__}: {error})"
+        ) from None
+
+
+Converter = Callable[[Importer, Node], None]
+CONVERTERS: dict[str, Converter] = {}
+#: For converters that can run quantized: the node's inputs that must be dequantized
+#: views for the QDQ folding to apply.
+QUANTIZED: dict[str, Callable[[Node], list[str | None] | None]] = {}
+
+
+def converts(
+    *op_types: str, quantized: Callable[[Node], list[str | None] | None] | None = None
+) -> Callable[[Converter], Converter]:
+    """Register a converter for the ONNX `op_types`; `quantized` names the inputs that
+    must be quantized for the node to be converted as one quantized op (None when the
+    node's attributes rule it out)."""
+
+    def register(function: Converter) -> Converter:
+        for op_type in op_types:
+            CONVERTERS[op_type] = function
+            if quantized is not None:
+                QUANTIZED[op_type] = quantized
+        return function
+
+    return register
