@@ -19,7 +19,7 @@ from pathlib import Path
 def _import(args: argparse.Namespace) -> int:
     import synapc
 
-    model = synapc.import_model(args.model)
+    model = synapc.import_model(args.model, _input_shapes(args.input_shape))
     if args.output is None:
         synapc.write_module(model.module, sys.stdout, model.weights, not args.no_weights)
         return 0
@@ -36,6 +36,26 @@ def _import(args: argparse.Namespace) -> int:
         os.unlink(temporary)
         raise
     return 0
+
+
+def _input_shapes(specs: list[str] | None) -> dict[str, list[int]] | None:
+    """``NAME=1,3,224,224`` options as an `input_shapes` mapping."""
+    if not specs:
+        return None
+    from synapc.errors import SynapcError
+
+    shapes = {}
+    for spec in specs:
+        name, _, dims = spec.rpartition("=")
+        try:
+            shapes[name] = [int(d) for d in dims.split(",")]
+        except ValueError:
+            raise SynapcError(
+                f"--input-shape '{spec}': expected NAME=D0,D1,... with integer sizes"
+            ) from None
+        if not name:
+            raise SynapcError(f"--input-shape '{spec}': expected NAME=D0,D1,...")
+    return shapes
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,7 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     imp = commands.add_parser("import", help="write a model's synap IR as MLIR")
-    imp.add_argument("model", help="model file (.tflite)")
+    imp.add_argument("model", help="model file (.tflite, .onnx, .pt/.pth/.torchscript)")
+    imp.add_argument(
+        "--input-shape",
+        action="append",
+        metavar="NAME=D0,D1,...",
+        help="static shape of a model input with dynamic dimensions (repeatable)",
+    )
     imp.add_argument("-o", "--output", help="output .mlir file (default: stdout)")
     imp.add_argument(
         "--no-weights",

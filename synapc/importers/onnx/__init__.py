@@ -12,6 +12,7 @@ from synapc.importers.onnx import (  # noqa: F401  (registers the converters)
     elementwise,
     normalization,
     pool,
+    quantized,
     reduce,
     resize,
     shape,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from synapc.dialects.synap import activation as act
+from synapc.dialects.synap import elementwise as ew
 from synapc.importers.onnx.helpers import axis_of, unary
 from synapc.importers.onnx.reader import Importer, Node, converts
 
@@ -34,6 +35,11 @@ def clip(imp: Importer, node: Node) -> None:
                 None if value is None else float(np.asarray(value).reshape(-1)[0])
             )
         low, high = bounds
+    if low is None and high is None:  # no bounds: the identity
+        imp.tensors[imp.out_name(node)] = imp.tensor(node.inputs[0])
+        return
+    if low is not None and high is not None and low > high:
+        low = high  # ONNX: min(max(x, low), high) is `high` everywhere
     props = {k: float(v) for k, v in (("min", low), ("max", high)) if v is not None}
     unary(imp, node, act.ClampOp, **props)
 
@@ -46,6 +52,19 @@ def leaky_relu(imp: Importer, node: Node) -> None:
 @converts("Elu")
 def elu(imp: Importer, node: Node) -> None:
     unary(imp, node, act.EluOp, alpha=float(node.attr("alpha", 1.0)))
+
+
+@converts("Selu")
+def selu(imp: Importer, node: Node) -> None:
+    """``gamma * elu(x, alpha)``: an ELU scaled by a broadcast constant."""
+    x = node.inputs[0]
+    alpha = float(node.attr("alpha", 1.67326319217681884765625))
+    gamma = float(node.attr("gamma", 1.05070102214813232421875))
+    perm = imp.perm(x)
+    value = imp.append(act.EluOp.make(imp.get(x, "any"), alpha=alpha, **node.source))
+    factor = f"{node.outputs[0]}#gamma"
+    imp.bind_const(factor, np.full((1,) * imp.rank(x), gamma, np.float32))
+    imp.emit(node, ew.MulOp, value, imp.get(factor), perm=perm)
 
 
 @converts("HardSigmoid")
@@ -79,12 +98,12 @@ _UNARY = {
 }
 
 
-@converts(*_UNARY, quantized=lambda n: _input(n) if n.op_type == "Sigmoid" else None)
+@converts(*_UNARY)
 def simple_unary(imp: Importer, node: Node) -> None:
     unary(imp, node, _UNARY[node.op_type])
 
 
-@converts("Softmax", "LogSoftmax", quantized=_input)
+@converts("Softmax", "LogSoftmax")
 def softmax(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     rank = imp.rank(x)

@@ -176,11 +176,15 @@ def gemm(imp: Importer, node: Node) -> None:
         result = imp.append(MulOp.make(result, imp.get(scale), **node.source))
     if c is not None and not bias_is_vector and beta != 0.0:
         addend = c
-        if beta != 1.0:
-            if bias_array is None:
-                raise node.fail("a non-constant C with beta != 1 is not supported")
+        if beta != 1.0 and bias_array is not None:
             addend = f"{c}#beta"
             imp.bind_const(addend, bias_array * np.float32(beta))
+        elif beta != 1.0:  # a run-time C: scale it by a broadcast constant
+            addend = f"{c}#beta"
+            factor = f"{node.outputs[0]}#beta"
+            imp.bind_const(factor, np.full((1,) * imp.rank(c), beta, np.float32))
+            scaled = imp.append(MulOp.make(imp.get(c), imp.get(factor), **node.source))
+            imp.bind(addend, scaled)
         product = f"{node.outputs[0]}#product"
         imp.bind(product, result)
         values, _ = broadcast_operands(imp, node, [product, addend])

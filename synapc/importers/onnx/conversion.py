@@ -1,9 +1,10 @@
-"""ONNX Cast as a synap cast (an alias when the type does not change)."""
+"""ONNX Cast and CastLike as a synap cast (an alias when the type does not change)."""
 
 from __future__ import annotations
 
 from onnx import helper
 from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute
 
 from synapc.dialects.synap.base import shape_of
 from synapc.dialects.synap.conversion import CastOp
@@ -13,12 +14,23 @@ from synapc.importers.onnx.reader import Importer, Node, converts
 
 @converts("Cast")
 def cast(imp: Importer, node: Node) -> None:
-    x = node.inputs[0]
+    """Cast input 0 to the ONNX type of the `to` attribute."""
     try:
         dtype = helper.tensor_dtype_to_np_dtype(int(node.attr("to")))
         element = element_type_for(dtype)
     except (KeyError, TypeError, ValueError):
         raise node.fail(f"cast to ONNX type {node.attr('to')} is not supported") from None
+    _cast_to(imp, node, element)
+
+
+@converts("CastLike")
+def cast_like(imp: Importer, node: Node) -> None:
+    """Cast input 0 to the element type of input 1 (used by ONNX function bodies)."""
+    _cast_to(imp, node, imp.element_type(node.inputs[1]))
+
+
+def _cast_to(imp: Importer, node: Node, element: Attribute) -> None:
+    x = node.inputs[0]
     if imp.element_type(x) == element:
         imp.tensors[node.outputs[0]] = imp.tensor(x)
         return

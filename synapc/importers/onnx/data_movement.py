@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import TensorType
 
 from synapc.dialects.synap import data_movement as dm
 from synapc.dialects.synap.attributes import DepthToSpaceMode, PadMode
-from synapc.dialects.synap.base import element_of
+from synapc.dialects.synap.base import element_of, shape_of
 from synapc.importers.onnx import layout
 from synapc.importers.onnx.helpers import common_layout
 from synapc.importers.onnx.reader import Importer, Node, converts
@@ -21,18 +21,30 @@ def _input(node: Node) -> list[str | None]:
 
 @converts("Identity", "Dropout")
 def identity(imp: Importer, node: Node) -> None:
+    """The input itself; Dropout at inference (training_mode false) drops nothing."""
+    if node.op_type == "Dropout":
+        training = node.attr("is_test", 1) == 0 if node.opset < 7 else False
+        if node.input(2) is not None:
+            mode = imp.const(node.input(2))
+            if mode is None:
+                raise node.fail("training_mode (input 2) must be a constant")
+            training = bool(np.asarray(mode).reshape(-1)[0])
+        ratio = imp.const(node.input(1)) if node.input(1) else None
+        ratio = float(node.attr("ratio", 0.5)) if ratio is None else float(ratio)
+        if training and ratio != 0.0:
+            raise node.fail("training-mode dropout (random masks) is not supported")
     imp.tensors[node.outputs[0]] = imp.tensor(node.inputs[0])
     if len(node.outputs) > 1 and node.outputs[1]:  # inference: nothing is dropped
         imp.bind_const(node.outputs[1], np.ones(imp.shape(node.inputs[0]), np.bool_))
 
 
-@converts("Concat")
+@converts("Concat", quantized=lambda n: [i for i in n.inputs if i])
 def concat(imp: Importer, node: Node) -> None:
     names = [n for n in node.inputs if n]
     rank, perm = common_layout(imp, names)
     axis = int(node.attr("axis"))
     axis = axis + rank if axis < 0 else axis
-    values = [imp.get(n, perm) for n in names]
+    values = [imp.get(n, perm, quantized=node.quantized) for n in names]
     imp.emit(
         node, dm.ConcatOp, values, perm=perm, axis=layout.physical_axis(perm, axis, rank)
     )
@@ -53,14 +65,21 @@ def split(imp: Importer, node: Node) -> None:
         count = int(node.attr("num_outputs", len(node.outputs)))
         chunk = -(-size // count)
         sizes = [min(chunk, size - k * chunk) for k in range(count)]
+    if sum(sizes) != size or any(s < 0 for s in sizes):
+        raise node.fail(f"split sizes {sizes} do not add up to dimension {size}")
+    if len(sizes) != len(node.outputs):
+        raise node.fail(f"{len(sizes)} split sizes for {len(node.outputs)} outputs")
     perm = imp.perm(x)
+    value = imp.get(x, "any")
+    p_axis = layout.physical_axis(perm, axis, rank)
+    element = element_of(value)
+    result_types = []
+    for s in sizes:
+        shape = list(shape_of(value))
+        shape[p_axis] = s
+        result_types.append(TensorType(element, shape))
     op = imp.emit(
-        node,
-        dm.SplitOp,
-        imp.get(x, "any"),
-        output=None,
-        axis=layout.physical_axis(perm, axis, rank),
-        sizes=sizes,
+        node, dm.SplitOp, value, output=None, result_types=result_types, axis=p_axis
     )
     for name, result in zip(node.outputs, op.results, strict=True):
         if name:
@@ -307,12 +326,22 @@ def depth_to_space(imp: Importer, node: Node) -> None:
 
 @converts("SpaceToDepth", quantized=_input)
 def space_to_depth(imp: Importer, node: Node) -> None:
+    """NHWC space-to-depth; channels come out ordered (row, column, channel) as in
+    ONNX's DCR mode, and the CRD mode regroups them (channel, row, column)."""
     x = node.inputs[0]
     cl = layout.channels_last(4)
-    imp.emit(
+    block = int(node.attr("blocksize"))
+    op = imp.emit(
         node,
         dm.SpaceToDepthOp,
         imp.get(x, cl, quantized=node.quantized),
         perm=cl,
-        block_size=int(node.attr("blocksize")),
+        output=None,
+        block_size=block,
     )
+    value = op.results[0]
+    if node.attr("mode", "DCR") == "CRD":
+        n, h, w, c = shape_of(value)
+        grouped = imp.reshape(value, (n, h, w, block * block, c // (block * block)))
+        value = imp.reshape(imp.transpose(grouped, (0, 1, 2, 4, 3)), (n, h, w, c))
+    imp.bind_output(node, value, cl)

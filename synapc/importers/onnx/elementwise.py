@@ -3,7 +3,13 @@ their first non-logical operand (constants follow on the host)."""
 
 from __future__ import annotations
 
+import numpy as np
+from xdsl.dialects.builtin import AnyFloat, TensorType
+
 from synapc.dialects.synap import elementwise as ew
+from synapc.dialects.synap.base import shape_of
+from synapc.dialects.synap.conversion import CastOp
+from synapc.dtypes import numpy_dtype
 from synapc.importers.onnx.helpers import binary, broadcast_operands
 from synapc.importers.onnx.reader import Importer, Node, converts
 
@@ -12,7 +18,6 @@ _BINARY = {
     "Sub": ew.SubOp,
     "Mul": ew.MulOp,
     "Div": ew.DivOp,
-    "Pow": ew.PowOp,
 }
 _VARIADIC = {"Sum": ew.AddOp, "Max": ew.MaximumOp, "Min": ew.MinimumOp}
 
@@ -25,6 +30,47 @@ def _binary_inputs(node: Node) -> list[str | None] | None:
 def arithmetic(imp: Importer, node: Node) -> None:
     props = {"pot_scale_int16": False} if node.op_type in ("Add", "Sub") else {}
     binary(imp, node, _BINARY[node.op_type], **props)
+
+
+@converts("Pow")
+def power(imp: Importer, node: Node) -> None:
+    """``x ** y``; an integer exponent of a float base is cast to the base's type
+    (ONNX allows mixed types, synap.pow takes one float type)."""
+    x, y = node.inputs[0], node.inputs[1]
+    element = imp.element_type(x)
+    if not isinstance(element, AnyFloat):
+        raise node.fail(
+            f"Pow of a {element} base is not supported (synap.pow is float-only)"
+        )
+    if imp.element_type(y) != element:
+        exponent = imp.const(y)
+        name = f"{y}#{element}"
+        if exponent is not None:
+            imp.bind_const(name, np.asarray(exponent).astype(numpy_dtype(element)))
+        else:
+            value = imp.get(y, "any")
+            cast = imp.append(
+                CastOp.make(
+                    value,
+                    result_types=[TensorType(element, shape_of(value))],
+                    **node.source,
+                )
+            )
+            imp.bind(name, cast, imp.perm(y))
+        y = name
+    values, perm = broadcast_operands(imp, node, [x, y])
+    imp.emit(node, ew.PowOp, *values, perm=perm)
+
+
+@converts("Reciprocal")
+def reciprocal(imp: Importer, node: Node) -> None:
+    """``1 / x`` as a division by a broadcast constant one."""
+    x = node.inputs[0]
+    one = f"{node.outputs[0]}#one"
+    dtype = numpy_dtype(imp.element_type(x))
+    imp.bind_const(one, np.ones((1,) * imp.rank(x), dtype))
+    values, perm = broadcast_operands(imp, node, [one, x])
+    imp.emit(node, ew.DivOp, *values, perm=perm)
 
 
 @converts(*_VARIADIC)
@@ -48,5 +94,16 @@ def prelu(imp: Importer, node: Node) -> None:
     rank = imp.rank(x)
     perm = imp.perm(x)
     value = imp.get(x, "any")
+    channels = imp.shape(x)[1] if rank > 1 else None
+    if node.opset < 7 and imp.shape(slope) == (channels,) and rank > 2:
+        # before opset 7 a slope of C values is per channel (axis 1), not numpy-aligned
+        shaped = f"{slope}#channel{rank}"
+        array = imp.const(slope)
+        if array is not None:
+            imp.bind_const(shaped, array.reshape((channels,) + (1,) * (rank - 2)))
+        else:
+            target = (channels,) + (1,) * (rank - 2)
+            imp.bind(shaped, imp.reshape(imp.get(slope), target))
+        slope = shaped
     slope_value = imp.get(slope, perm, rank=rank)
     imp.emit(node, ew.PReluOp, value, slope_value, perm=perm)

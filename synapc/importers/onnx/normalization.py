@@ -78,8 +78,9 @@ def _normalize(
     scale: SSAValue | None,
     bias: SSAValue | None,
     perm: layout.Perm,
-) -> None:
-    """Bind `node`'s output to ``centered / sqrt(variance + eps) * scale + bias``."""
+) -> SSAValue:
+    """Bind `node`'s output to ``centered / sqrt(variance + eps) * scale + bias``;
+    returns ``1 / sqrt(variance + eps)``."""
     rank = len(centered.type.get_shape())
     eps_name = f"{node.outputs[0]}#eps"
     imp.bind_const(eps_name, np.full((1,) * rank, eps, np.float32))
@@ -91,6 +92,7 @@ def _normalize(
     if bias is not None:
         result = imp.append(ew.AddOp.make(result, bias, **node.source))
     imp.bind_output(node, result, perm)
+    return inv
 
 
 def _fold_into_conv(
@@ -143,14 +145,12 @@ def instance_norm(imp: Importer, node: Node) -> None:
     scale, bias = (
         imp.get(_channel_param(imp, node, n, rank), perm, rank) for n in node.inputs[1:3]
     )
-    centered, variance = _moments(imp, node, value, axes)
+    _, centered, variance = _moments(imp, node, value, axes)
     _normalize(imp, node, centered, variance, node.attr("epsilon", 1e-5), scale, bias, perm)
 
 
 @converts("LayerNormalization")
 def layer_norm(imp: Importer, node: Node) -> None:
-    if len([o for o in node.outputs if o]) > 1:
-        raise node.fail("the Mean and InvStdDev outputs are not supported")
     x = node.inputs[0]
     rank = imp.rank(x)
     axis = int(node.attr("axis", -1))
@@ -160,14 +160,21 @@ def layer_norm(imp: Importer, node: Node) -> None:
     axes = sorted(layout.physical_axis(perm, a, rank) for a in range(axis, rank))
     scale = imp.get(node.inputs[1], perm, rank)
     bias = None if node.input(2) is None else imp.get(node.inputs[2], perm, rank)
-    centered, variance = _moments(imp, node, value, axes)
-    _normalize(imp, node, centered, variance, node.attr("epsilon", 1e-5), scale, bias, perm)
+    mean, centered, variance = _moments(imp, node, value, axes)
+    inv = _normalize(
+        imp, node, centered, variance, node.attr("epsilon", 1e-5), scale, bias, perm
+    )
+    # the optional Mean and InvStdDev outputs keep the normalized axes as unit dims
+    for k, extra in ((1, mean), (2, inv)):
+        if k < len(node.outputs) and node.outputs[k]:
+            imp.bind(node.outputs[k], extra, perm)
 
 
 def _moments(
     imp: Importer, node: Node, value: SSAValue, axes: list[int]
-) -> tuple[SSAValue, SSAValue]:
-    """``x - mean(x)`` and the variance over `axes` (kept as unit dimensions)."""
+) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """``mean(x)``, ``x - mean(x)`` and the variance over `axes` (kept as unit
+    dimensions)."""
     mean = imp.append(
         reduce.ReduceMeanOp.make(value, axes=axes, keep_dims=True, **node.source)
     )
@@ -176,7 +183,7 @@ def _moments(
     variance = imp.append(
         reduce.ReduceMeanOp.make(squared, axes=axes, keep_dims=True, **node.source)
     )
-    return centered, variance
+    return mean, centered, variance
 
 
 @converts("LRN")

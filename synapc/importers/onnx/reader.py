@@ -46,6 +46,23 @@ InputShapes = Mapping[str, Sequence[int]] | Sequence[Sequence[int]] | None
 
 #: Ops evaluated by their converter even when every input is constant.
 _NEVER_FOLD = {"DequantizeLinear", "QuantizeLinear", "Constant"}
+#: Ops that only select or move values: quantized, they compute in their input's type
+#: and requantize to their QuantizeLinear's type when it differs (max and min commute
+#: with the monotonic requantization, so the result is the same as computing in it).
+_KEEP_INPUT_TYPE = {
+    "MaxPool",
+    "GlobalMaxPool",
+    "ReduceMax",
+    "ReduceMin",
+    "Slice",
+    "Pad",
+    "Resize",
+    "Upsample",
+    "DepthToSpace",
+    "SpaceToDepth",
+    "Relu",
+    "Clip",
+}
 
 
 @dataclass
@@ -249,11 +266,11 @@ class Importer:
             if perm is not None:
                 axis = perm.index(axis)
             element = UniformQuantizedType.per_axis(
-                element.storage_type.data, axis, element.scales, element.zero_points
+                element.storage.data, axis, element.scales, element.zero_points
             )
         if perm is not None:
             array = array.transpose(perm)
-        array = np.ascontiguousarray(array)
+        array = np.ascontiguousarray(array).reshape(array.shape)  # keeps rank 0
         result_type = TensorType(element or element_type_for(array.dtype), array.shape)
         op = self.weights.constant(array, name, result_type)
         return self.append(op)
@@ -319,12 +336,13 @@ class Importer:
         """Append `op_class(operands, props)` for `node` and bind its result to output
         `output` (stored with `perm`). A quantized node's result takes the type of the
         QuantizeLinear it folds."""
+        first = _first_value(operands)
+        keep_input_type = node.op_type in _KEEP_INPUT_TYPE and first is not None
+        target = element_of(first) if keep_input_type else node.out_qtype
         if node.quantized and result_types is None:
-            element_type = node.out_qtype
+            element_type = target
         elif node.quantized and result_types is not None:
-            result_types = [
-                TensorType(node.out_qtype, shape_of_type(t)) for t in result_types
-            ]
+            result_types = [TensorType(target, shape_of_type(t)) for t in result_types]
         op = op_class.make(
             *operands,
             result_types=result_types,
@@ -333,8 +351,10 @@ class Importer:
             **node.source,
         )
         self.ops.append(op)
-        if output is not None:
-            self.bind(self.out_name(node, output), op.results[0], perm)
+        if output is not None and node.quantized:
+            self.bind_output(node, op.results[output], perm)
+        elif output is not None:
+            self.bind(self.out_name(node, output), op.results[output], perm)
         return op
 
     def out_name(self, node: Node, i: int = 0) -> str:
@@ -430,15 +450,39 @@ class Importer:
     def quantize_type(self, node: Node) -> UniformQuantizedType:
         """The quantized type a QuantizeLinear / DequantizeLinear node describes (its
         scale, zero point and axis must be constants)."""
-        scale = self.const(node.input(1))
+        if node.attr("block_size", 0):
+            raise node.fail("blocked quantization is not supported")
+        x = node.inputs[0]
+        stored = None
+        if node.op_type == "DequantizeLinear":  # without a zero point: the input's type
+            t = self.tensor(x)
+            stored = t.array.dtype if t.array is not None else None
+        axis = int(node.attr("axis", 1))
+        if x not in self.tensors and axis < 0:  # a folded node's result, not yet made
+            raise node.fail("a negative quantization axis needs the input's rank")
+        rank = self.rank(x) if x in self.tensors else 0
+        return self.qtype(node, node.input(1), node.input(2), axis, rank, stored)
+
+    def qtype(
+        self,
+        node: Node,
+        scale_name: str | None,
+        zp_name: str | None,
+        axis: int,
+        rank: int,
+        stored: np.dtype | None = None,
+    ) -> UniformQuantizedType:
+        """The quantized type of constant `scale_name` and `zp_name` (absent: 0 of type
+        `stored`, default uint8); several scales quantize along `axis` of a rank-`rank`
+        tensor."""
+        scale = self.const(scale_name)
         if scale is None:
-            raise node.fail("the scale (input 1) must be a constant")
-        zp_name = node.input(2)
+            raise node.fail(f"the scale '{scale_name}' must be a constant")
         zero_point = self.const(zp_name)
         if zp_name is not None and zero_point is None:
-            raise node.fail("the zero point (input 2) must be a constant")
+            raise node.fail(f"the zero point '{zp_name}' must be a constant")
         if zero_point is None:
-            zero_point = np.zeros(scale.shape, np.uint8)
+            zero_point = np.zeros(scale.shape, stored or np.uint8)
         storage = _STORAGE.get(zero_point.dtype.name)
         if storage is None:
             raise node.fail(f"quantized type {zero_point.dtype} is not supported")
@@ -446,17 +490,12 @@ class Importer:
             return UniformQuantizedType.per_tensor(
                 storage, float(scale.reshape(-1)[0]), int(zero_point.reshape(-1)[0])
             )
-        if node.attr("block_size", 0):
-            raise node.fail("blocked quantization is not supported")
-        axis = int(node.attr("axis", 1))
-        rank = len(self.shape(node.inputs[0]))
+        scales = scale.astype(np.float64).reshape(-1)
         return UniformQuantizedType.per_axis(
             storage,
             axis + rank if axis < 0 else axis,
-            scale.astype(np.float64).reshape(-1),
-            np.broadcast_to(zero_point.reshape(-1), scale.reshape(-1).shape).astype(
-                np.int64
-            ),
+            scales,
+            np.broadcast_to(zero_point.reshape(-1), scales.shape).astype(np.int64),
         )
 
     def _fold(self, node: Node) -> bool:
@@ -563,6 +602,16 @@ def dequantize_array(array: np.ndarray, qtype: UniformQuantizedType) -> np.ndarr
         np.float32
     )
     return real.astype(np.float32)
+
+
+def _first_value(operands: Sequence[Any]) -> SSAValue | None:
+    """The first operand value of an op's operand list (which may nest lists)."""
+    for operand in operands:
+        if isinstance(operand, SSAValue):
+            return operand
+        if isinstance(operand, Sequence) and operand:
+            return _first_value(operand)
+    return None
 
 
 def shape_of_type(t: Attribute) -> tuple[int, ...]:

@@ -28,6 +28,33 @@ def _input(node: Node) -> list[str | None]:
     return node.inputs[:1]
 
 
+def _full_sizes(
+    node: Node, shape: tuple[int, ...], axes: list[int], given: list[int]
+) -> list[int]:
+    """The output shape from `sizes` of the `axes`, with `keep_aspect_ratio_policy`
+    applied; the implied scale of each axis must be its output / input ratio."""
+    if len(given) != len(axes):
+        raise node.fail(f"{len(given)} sizes for {len(axes)} axes")
+    sizes = list(shape)
+    policy = node.attr("keep_aspect_ratio_policy", "stretch")
+    if policy == "stretch":
+        for a, size in zip(axes, given, strict=True):
+            sizes[a] = size
+        return sizes
+    if policy not in ("not_larger", "not_smaller"):
+        raise node.fail(f"keep_aspect_ratio_policy '{policy}' is not supported")
+    ratios = [size / shape[a] for a, size in zip(axes, given, strict=True)]
+    scale = min(ratios) if policy == "not_larger" else max(ratios)
+    for a in axes:
+        sizes[a] = int(np.floor(scale * shape[a] + 0.5))
+        if abs(sizes[a] - scale * shape[a]) > 1e-6:
+            raise node.fail(
+                f"keep_aspect_ratio_policy '{policy}' gives scale {scale:.6g}, which "
+                f"does not give a whole output size for axis {a} of {list(shape)}"
+            )
+    return sizes
+
+
 @converts("Resize", "Upsample", quantized=_input)
 def resize(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
@@ -39,8 +66,8 @@ def resize(imp: Importer, node: Node) -> None:
         raise node.fail(f"mode '{mode}' is not supported")
     if node.attr("antialias", 0):
         raise node.fail("antialias is not supported")
-    if node.attr("axes") is not None:
-        raise node.fail("the axes attribute is not supported")
+    rank = len(shape)
+    axes = [a + rank if a < 0 else a for a in node.attr("axes", range(rank))]
     if node.op_type == "Upsample" or node.opset < 11:
         coordinates = "asymmetric"
         scales_index = 1
@@ -51,18 +78,25 @@ def resize(imp: Importer, node: Node) -> None:
         sizes = imp.const_ints(node, 3, "sizes") if node.input(3) else None
     if coordinates not in _COORDINATES:
         raise node.fail(f"coordinate_transformation_mode '{coordinates}' is not supported")
-    if sizes is None:
+    if sizes is not None:
+        sizes = _full_sizes(node, shape, axes, sizes)
+    else:
         if node.op_type == "Upsample" and node.opset < 9:
-            scales = list(node.attr("scales"))
+            given = list(node.attr("scales"))
         else:
             values = imp.const(node.input(scales_index))
             if values is None:
                 raise node.fail(f"scales (input {scales_index}) must be a constant")
-            scales = [float(s) for s in np.asarray(values).reshape(-1)]
+            given = [float(s) for s in np.asarray(values).reshape(-1)]
+        if len(given) != len(axes):
+            raise node.fail(f"{len(given)} scales for {len(axes)} axes")
+        scales = [1.0] * rank
+        for a, scale in zip(axes, given, strict=True):
+            scales[a] = scale
         sizes = [int(np.floor(d * s)) for d, s in zip(shape, scales, strict=True)]
         if any(abs(d * s - o) > 1e-6 for d, s, o in zip(shape, scales, sizes, strict=True)):
             raise node.fail(
-                f"scales {scales} do not give whole output sizes for {list(shape)}"
+                f"scales {given} do not give whole output sizes for {list(shape)}"
             )
     if sizes[0] != shape[0] or sizes[1] != shape[1]:
         raise node.fail("only the spatial (H, W) axes can be resized")

@@ -40,3 +40,10 @@ def size(imp: Importer, node: Node) -> None:
     imp.bind_const(
         node.outputs[0], np.array(int(np.prod(imp.shape(node.inputs[0]))), np.int64)
     )
+
+
+@converts("ConstantOfShape")
+def constant_of_shape(imp: Importer, node: Node) -> None:
+    """A constant-filled tensor; it is folded at import when its shape is a constant (the
+    reader evaluates it), so reaching this converter means the shape is not static."""
+    raise node.fail("the shape (input 0) must be a constant")
