@@ -1,0 +1,49 @@
+"""ONNX backend conformance through synapc (GENERIC): every node test case of every
+operator the ONNX importer claims, and the models of the `light`, `simple`,
+`pytorch-converted` and `pytorch-operator` sets shipped in the onnx wheel. A case must
+match ONNX's expected outputs (rtol 1e-3, atol 1e-5) or be listed with its reason in
+`synapc.testing.onnx_conformance.EXCLUDED` / `MODEL_EXCLUDED` (and it is still run)."""
+
+from __future__ import annotations
+
+import pytest
+
+from synapc.importers.onnx import CONVERTERS
+from synapc.testing import onnx_conformance as conformance
+
+#: Collected once per session (building the ~2000 node models takes a few seconds).
+NODE_CASES = conformance.claimed_node_cases(CONVERTERS)
+MODEL_CASES = [c for kind in conformance.MODEL_SETS for c in conformance.model_cases(kind)]
+
+
+@pytest.mark.parametrize("case", NODE_CASES, ids=[c.name for c in NODE_CASES])
+def test_node_case(case: conformance.NodeCase) -> None:
+    """The node case passes, or fails for the reason its exclusion documents."""
+    result = conformance.run_node_case(case)
+    assert result.status != "fail", f"{case.name} ({case.operator}): {result.reason}"
+
+
+@pytest.mark.parametrize(
+    "case", MODEL_CASES, ids=[f"{c.kind}/{c.name}" for c in MODEL_CASES]
+)
+def test_model_case(case: conformance.ModelCase) -> None:
+    """The model-set model passes, or fails for the reason its exclusion documents."""
+    result = conformance.run_model_case(case)
+    assert result.status != "fail", f"{case.kind}/{case.name}: {result.reason}"
+
+
+def test_exclusions_name_real_cases() -> None:
+    """Every exclusion names an existing case with a reason (no stale or empty rows)."""
+    node_names = {c.name for c in conformance.node_cases()}
+    model_names = {c.name for c in MODEL_CASES}
+    assert set(conformance.EXCLUDED) <= node_names
+    assert set(conformance.MODEL_EXCLUDED) <= model_names
+    reasons = [*conformance.EXCLUDED.values(), *conformance.MODEL_EXCLUDED.values()]
+    assert all(len(reason.split()) >= 4 for reason in reasons)
+
+
+def test_every_claimed_operator_has_cases() -> None:
+    """The operator table covers the ops the importer claims that ONNX tests by node."""
+    operators = {c.operator for c in NODE_CASES}
+    for op in ("Conv", "Gemm", "MatMul", "Resize", "Softmax", "LayerNormalization"):
+        assert op in operators
