@@ -543,7 +543,14 @@ class Importer:
         ttype = value_info.type.tensor_type
         if not value_info.type.HasField("tensor_type"):
             raise SynapcError(f"{self.path}: input '{name}' is not a tensor")
-        dtype = helper.tensor_dtype_to_np_dtype(ttype.elem_type)
+        try:
+            element = element_type_for(helper.tensor_dtype_to_np_dtype(ttype.elem_type))
+        except (KeyError, TypeError, ValueError):
+            kind = onnx.TensorProto.DataType.Name(ttype.elem_type)
+            raise SynapcError(
+                f"{self.path}: input '{name}' has element type {kind}, which synapc "
+                "does not support"
+            ) from None
         declared = [
             d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
             for d in ttype.shape.dim
@@ -567,7 +574,7 @@ class Importer:
                     f"{self.path}: input '{name}' has dynamic shape {shown}; give its "
                     f"static shape with input_shapes={{'{name}': [...]}}"
                 )
-        return TensorType(element_type_for(dtype), shape)
+        return TensorType(element, shape)
 
     def _drop_dead_ops(self, results: list[SSAValue]) -> None:
         """Remove ops whose results nothing uses (folded shape arithmetic, weights of a
