@@ -13,7 +13,10 @@ import pytest
 
 import synapc
 
-torch = pytest.importorskip("torch")  # the `torch` extra; installed in CI
+torch = pytest.importorskip(
+    "torch",
+    reason="the TorchScript importer needs the torch extra: pip install -e .[torch]",
+)
 
 # torch 2.13 deprecates torch.jit.script / trace / save in favour of torch.export
 pytestmark = pytest.mark.filterwarnings("ignore:.*is deprecated:DeprecationWarning")
