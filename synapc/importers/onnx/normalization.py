@@ -101,7 +101,7 @@ def _fold_into_conv(
     """Fold ``y = x * scale + shift`` into the float convolution producing `x`."""
     t = imp.tensor(x)
     op = None if t.value is None else t.value.owner
-    if type(op) not in _OUT_AXIS or imp.consumers[x] != 1 or t.value.uses:
+    if type(op) not in _OUT_AXIS or len(imp.readers.get(x, [])) != 1 or t.value.uses:
         return False
     constants = [o.owner for o in op.operands[1:]]
     if not all(isinstance(c, ConstantOp) for c in constants):

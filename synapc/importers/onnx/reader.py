@@ -18,7 +18,6 @@ directly when its only consumer is a `QuantizeLinear` (QDQ folding).
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,16 +136,16 @@ class Importer:
         self.tensors: dict[str, Tensor] = {}
         self.ops: list[Operation] = []
         self._cache: dict[tuple[Any, ...], SSAValue] = {}
-        self.consumers: Counter[str] = Counter(
-            name for node in self.graph.node for name in node.input if name
-        )
-        self.consumer_types: dict[str, list[str]] = {}
-        for node in self.graph.node:
+        #: float result of a node folded into a QuantizeLinear -> that Q's output
+        self._folded_q: dict[str, str] = {}
+        #: tensor name -> indices of the nodes that read it (-1: a graph output)
+        self.readers: dict[str, list[int]] = {}
+        for k, node in enumerate(self.graph.node):
             for name in node.input:
-                self.consumer_types.setdefault(name, []).append(node.op_type)
-        for name in (o.name for o in self.graph.output):
-            self.consumers[name] += 1
-            self.consumer_types.setdefault(name, []).append("<output>")
+                if name:
+                    self.readers.setdefault(name, []).append(k)
+        for output in self.graph.output:
+            self.readers.setdefault(output.name, []).append(-1)
         self.input_shapes = input_shapes
 
     # -- tensors ---------------------------------------------------------------------
@@ -365,7 +364,6 @@ class Importer:
     # -- the node loop ---------------------------------------------------------------
     def run(self) -> Model:
         """Convert the whole main graph."""
-        self._folded_q: dict[str, str] = {}
         initializers = {init.name for init in self.graph.initializer}
         for init in self.graph.initializer:
             self.bind_const(init.name, self._initializer(init))
@@ -376,7 +374,6 @@ class Importer:
             self.bind(value_info.name, arg)
         skip: set[int] = set()
         nodes = list(self.graph.node)
-        producers = {out: k for k, n in enumerate(nodes) for out in n.output}
         for index, proto in enumerate(nodes):
             if index in skip:
                 continue
@@ -390,7 +387,7 @@ class Importer:
                 if converter is None:
                     where = f" in domain '{domain}'" if domain else ""
                     raise node.fail(f"operator is not supported{where}")
-                q_index = self._quantized_consumer(node, nodes, producers)
+                q_index = self._quantized_consumer(node)
                 if q_index is not None:
                     q = Node(self, q_index, nodes[q_index])
                     node.out_qtype = self.quantize_type(q)
@@ -422,30 +419,25 @@ class Importer:
             source=str(self.path),
         )
 
-    def _quantized_consumer(
-        self, node: Node, nodes: list[onnx.NodeProto], producers: dict[str, int]
-    ) -> int | None:
+    def _quantized_consumer(self, node: Node) -> int | None:
         """Index of the QuantizeLinear that `node`'s result can be folded into: the node
-        converts quantized, its only consumer is that QuantizeLinear, and all its tensor
+        converts quantized, its only reader is that QuantizeLinear, and all its tensor
         inputs are dequantized views."""
         if node.op_type not in QUANTIZED or len(node.outputs) != 1:
             return None
-        out = node.outputs[0]
-        if self.consumers[out] != 1 or self.consumer_types.get(out) != ["QuantizeLinear"]:
+        readers = self.readers.get(node.outputs[0], [])
+        if len(readers) != 1 or readers[0] < 0:
+            return None
+        if self.graph.node[readers[0]].op_type != "QuantizeLinear":
             return None
         names = QUANTIZED[node.op_type](node)
         if names is None:
             return None
         for name in names:
-            if name is None:
-                continue
-            t = self.tensor(name)
-            if t.qtype is None or not t.dequantized:
+            t = None if name is None else self.tensor(name)
+            if t is not None and (t.qtype is None or not t.dequantized):
                 return None
-        for k in range(node.index + 1, len(nodes)):
-            if nodes[k].op_type == "QuantizeLinear" and nodes[k].input[0] == out:
-                return k
-        return None
+        return readers[0]
 
     def quantize_type(self, node: Node) -> UniformQuantizedType:
         """The quantized type a QuantizeLinear / DequantizeLinear node describes (its
