@@ -43,7 +43,9 @@ class Executable:
         self.model = model
         self.target = target
         try:
-            self._function, self._params = lower(model.main, model.weights, target)
+            self._function, self._params = lower(
+                model.main, model.weights, target, model.integer_semantics
+            )
         except UnsupportedOpError as error:
             raise SynapcError(f"{model.source or 'model'}: {error}") from None
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
 from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap.attributes import INTEGER_SEMANTICS_ATTR, IntegerSemantics
 from synapc.dtypes import numpy_dtype
+from synapc.errors import SynapcError
 from synapc.mlir_io import print_module
 from synapc.weights import WeightStore
 
@@ -54,6 +56,18 @@ class Model:
             if isinstance(op, FuncOp) and op.sym_name.data == "main":
                 return op
         raise LookupError("model has no @main function")
+
+    @property
+    def integer_semantics(self) -> IntegerSemantics:
+        """The arithmetic the module's quantized ops follow (see `IntegerSemantics`)."""
+        attr = self.module.attributes.get(INTEGER_SEMANTICS_ATTR)
+        if attr is None:
+            return IntegerSemantics.TFLITE
+        known = ", ".join(f'"{s.value}"' for s in IntegerSemantics)
+        if not isinstance(attr, StringAttr) or attr.data not in set(IntegerSemantics):
+            raise SynapcError(f"module attribute {INTEGER_SEMANTICS_ATTR} is {attr}; "
+                              f"expected one of {known}")  # fmt: skip
+        return IntegerSemantics(attr.data)
 
     def __str__(self) -> str:
         return print_module(self.module)

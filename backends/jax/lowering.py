@@ -6,13 +6,17 @@ runs its kernels in program order; `jax.jit` traces and compiles it as a whole. 
 are passed in as a parameter dict rather than baked into the program, so compilation stays
 fast and the exported program stays small.
 
-Float tensors are computed in the target's float dtype (float16 on the NPU, float32 on
-GENERIC); quantized tensors carry their stored integers and the kernels reproduce TFLite's
-reference integer arithmetic.
+Float tensors of float models are computed in the target's float dtype (float16 on the
+NPU, float32 on GENERIC). In a model with quantized tensors the float ones are the host's
+quantize/dequantize edges and the float islands that fall back to the CPU, so they are
+float32 on every target. Quantized tensors carry their stored integers; the kernels
+reproduce the arithmetic the module's `IntegerSemantics` names: TFLite's reference
+integer kernels, or ONNX's float definition (`float_emulation`).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,11 +25,13 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 
 from synapc.backends.targets import Target
-from synapc.dialects.synap.base import element_of, is_float
+from synapc.dialects.synap.attributes import IntegerSemantics
+from synapc.dialects.synap.base import element_of, is_float, is_quantized
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, numpy_dtype
 from synapc.weights import WeightStore
@@ -33,9 +39,11 @@ from synapc.weights import WeightStore
 
 @dataclass(frozen=True)
 class LoweringContext:
-    """What kernels need to know beyond their operands: the float compute dtype."""
+    """What kernels need to know beyond their operands: the float compute dtype and the
+    arithmetic of quantized ops."""
 
     float_dtype: np.dtype
+    semantics: IntegerSemantics = IntegerSemantics.TFLITE
 
     def dtype_of(self, value: SSAValue) -> np.dtype:
         """The dtype a value is computed in (float values use the compute dtype)."""
@@ -45,17 +53,25 @@ class LoweringContext:
 
 Kernel = Callable[[Any, list[jax.Array], LoweringContext], Sequence[jax.Array]]
 KERNELS: dict[type[Operation], Kernel] = {}
+#: Op classes whose kernels implement `IntegerSemantics.ONNX` themselves; quantized
+#: instances of the others run through their float kernel under ONNX semantics.
+ONNX_INTEGER_KERNELS: set[type[Operation]] = set()
 _KERNEL_MODULES = ("activation", "conv", "conversion", "data_movement", "elementwise",
                    "normalization", "pool", "reduce", "resize",
                    "detection")  # fmt: skip
 
 
-def kernel(*op_classes: type[Operation]) -> Callable[[Kernel], Kernel]:
-    """Register a kernel for synap op classes."""
+def kernel(
+    *op_classes: type[Operation], onnx_integer: bool = False
+) -> Callable[[Kernel], Kernel]:
+    """Register a kernel for synap op classes; `onnx_integer` says that it computes
+    quantized ops under `IntegerSemantics.ONNX` itself (see `ONNX_INTEGER_KERNELS`)."""
 
     def register(function: Kernel) -> Kernel:
         for op_class in op_classes:
             KERNELS[op_class] = function
+            if onnx_integer:
+                ONNX_INTEGER_KERNELS.add(op_class)
         return function
 
     return register
@@ -93,13 +109,44 @@ class UnsupportedOpError(NotImplementedError):
     """An op (or an op with these types) that the JAX backend cannot run."""
 
 
-def lower(func: FuncOp, weights: WeightStore, target: Target):
+def _is_quantized_value(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and is_quantized(value.type.element_type)
+
+
+def _has_quantized_tensors(func: FuncOp) -> bool:
+    return any(
+        _is_quantized_value(v) for op in func.body.block.ops for v in op.results
+    ) or any(_is_quantized_value(a) for a in func.body.block.args)
+
+
+def _kernel_for(op: Operation, ctx: LoweringContext) -> Kernel:
+    """The kernel that runs `op` under the context's integer semantics."""
+    kernel = KERNELS[type(op)]
+    if (
+        ctx.semantics is IntegerSemantics.ONNX
+        and type(op) not in ONNX_INTEGER_KERNELS
+        and any(_is_quantized_value(v) for v in (*op.operands, *op.results))
+    ):
+        from synapc.backends.jax.float_emulation import run_in_float
+
+        return functools.partial(run_in_float, kernel)
+    return kernel
+
+
+def lower(
+    func: FuncOp,
+    weights: WeightStore,
+    target: Target,
+    semantics: IntegerSemantics = IntegerSemantics.TFLITE,
+):
     """The JAX function ``f(params, *inputs) -> outputs`` for `func`, and its params.
 
     Returns (jitted function, params dict of device arrays).
     """
     _load_kernels()
-    ctx = LoweringContext(np.dtype(target.npu_float_dtype))
+    quantized = _has_quantized_tensors(func)
+    float_dtype = np.float32 if quantized else target.npu_float_dtype
+    ctx = LoweringContext(np.dtype(float_dtype), semantics)
     constants: dict[SSAValue, np.ndarray] = {}
     for op in func.body.block.ops:
         if isinstance(op, ConstantOp):
@@ -132,6 +179,12 @@ def lower(func: FuncOp, weights: WeightStore, target: Target):
         device_dtype(numpy_dtype(t.element_type)) for t in func.function_type.outputs.data
     ]
 
+    kernels = {
+        op: _kernel_for(op, ctx)
+        for op in func.body.block.ops
+        if not isinstance(op, ConstantOp | ReturnOp)
+    }
+
     def run(params: dict[str, jax.Array], *inputs: jax.Array) -> list[jax.Array]:
         env: dict[SSAValue, jax.Array] = {}
         for arg, x in zip(func.body.block.args, inputs, strict=True):
@@ -154,7 +207,7 @@ def lower(func: FuncOp, weights: WeightStore, target: Target):
                     args.append(params[layout])
                 else:
                     args.append(layout(env[value]))
-            results = KERNELS[type(op)](op, args, ctx)
+            results = kernels[op](op, args, ctx)
             for value, result in zip(op.results, results, strict=True):
                 env[value] = result
         raise ValueError("function has no return")

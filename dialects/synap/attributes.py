@@ -129,3 +129,25 @@ ATTRIBUTES = [
     NearestRoundingAttr,
     DepthToSpaceModeAttr,
 ]
+
+
+class IntegerSemantics(StrEnum):
+    """The arithmetic a module's quantized ops follow; a module states it with the
+    discardable attribute :data:`INTEGER_SEMANTICS_ATTR` (absent means TFLITE).
+
+    Quantized models come with their framework's definition of what a quantized op
+    computes, and users compare synapc against that framework's runtime:
+
+    * TFLITE: LiteRT's reference integer kernels (fixed-point multipliers, TFLite's
+      roundings);
+    * ONNX: ONNX's QDQ definition as ONNX Runtime computes it: an op on dequantized
+      float32 values quantized back with round-half-to-even, and convolutions and matrix
+      products accumulating in int32 and rescaled by a float32 multiplier.
+    """
+
+    TFLITE = "tflite"
+    ONNX = "onnx"
+
+
+INTEGER_SEMANTICS_ATTR = "synap.integer_semantics"
+"""The name of the module attribute (a string) holding an :class:`IntegerSemantics`."""

@@ -54,6 +54,7 @@ from synapc.backends.jax.ops.common import activate, any_quantized, widen
 from synapc.backends.jax.ops.quantized import (
     activation_range,
     qtype,
+    rescale_half_even,
     round_half_away,
     saturate,
     scale_f64,
@@ -63,7 +64,7 @@ from synapc.backends.jax.ops.quantized import (
 )
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import conv
-from synapc.dialects.synap.attributes import Activation
+from synapc.dialects.synap.attributes import Activation, IntegerSemantics
 from synapc.dialects.synap.base import element_of, is_quantized, shape_of
 
 _NHWC = ("NHWC", "HWIO", "NHWC")
@@ -313,15 +314,45 @@ def _integer_layer(
     return [saturate(y + qo.zero_point, qo, *activation_range(activation, qo))]
 
 
+def _onnx_integer_layer(
+    op: conv._BiasedLayer, args: list[jax.Array], linear: Linear
+) -> list[jax.Array]:
+    """A quantized layer as ONNX Runtime's QLinearConv / QLinearMatMul / QGemm compute it:
+    ``acc = linear(x - zp_x, w - zp_w) + bias`` in int32 (int64 for 16-bit inputs, which
+    ONNX Runtime runs in float), times the float32 multiplier ``s_in * s_w / s_out`` (per
+    output channel), rounded half to even, plus the output zero point, saturated (and
+    clamped to a fused activation's range)."""
+    qx, qw, qo = _check_integer(op)
+    x, w = stored(args[0], qx), stored(args[1], qw)
+    multiplier = np.float32(qx.scale) * qw.scales.astype(np.float32) / np.float32(qo.scale)
+    multiplier = _channel_vector(multiplier, qw)
+
+    def accumulate(dtype: jnp.dtype) -> jax.Array:
+        acc = linear(x, w, dtype)
+        return acc + args[2].astype(dtype) if len(args) > 2 else acc
+
+    if qx.storage_dtype == np.int16:
+        with x64():
+            y = rescale_half_even(accumulate(jnp.int64), multiplier)
+    else:
+        y = rescale_half_even(accumulate(jnp.int32), multiplier)
+    activation: Activation = op.props()["activation"]
+    return [saturate(y + qo.zero_point, qo, *activation_range(activation, qo))]
+
+
 def _layer(
     op: conv._BiasedLayer,
     args: list[jax.Array],
+    ctx: LoweringContext,
     linear: Linear,
     *,
     float64_rescale: bool = False,
     acc64: bool | None = None,
 ) -> list[jax.Array]:
-    """Run a biased layer in float or integer arithmetic, by its types."""
+    """Run a biased layer in float or integer arithmetic, by its types and the integer
+    semantics."""
+    if any_quantized(op) and ctx.semantics is IntegerSemantics.ONNX:
+        return _onnx_integer_layer(op, args, linear)
     if any_quantized(op):
         return _integer_layer(
             op, args, linear, float64_rescale=float64_rescale, acc64=acc64
@@ -355,7 +386,7 @@ def _filter_layout(op: conv.Conv2DOp | conv.TransposeConv2DOp) -> dict[int, Tran
     return {1: _ohwi_to_hwio}
 
 
-@kernel(conv.Conv2DOp)
+@kernel(conv.Conv2DOp, onnx_integer=True)
 def conv2d(
     op: conv.Conv2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
@@ -375,10 +406,10 @@ def conv2d(
             groups=p["groups"],
         )
 
-    return _layer(op, args, linear)
+    return _layer(op, args, ctx, linear)
 
 
-@kernel(conv.DepthwiseConv2DOp)
+@kernel(conv.DepthwiseConv2DOp, onnx_integer=True)
 def depthwise_conv2d(
     op: conv.DepthwiseConv2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
@@ -420,10 +451,10 @@ def depthwise_conv2d(
                 total = term if total is None else total + term
         return total
 
-    return _layer(op, args, linear)
+    return _layer(op, args, ctx, linear)
 
 
-@kernel(conv.TransposeConv2DOp)
+@kernel(conv.TransposeConv2DOp, onnx_integer=True)
 def transpose_conv2d(
     op: conv.TransposeConv2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
@@ -450,10 +481,10 @@ def transpose_conv2d(
             input_dilation=p["strides"],
         )
 
-    return _layer(op, args, linear)
+    return _layer(op, args, ctx, linear)
 
 
-@kernel(conv.FullyConnectedOp)
+@kernel(conv.FullyConnectedOp, onnx_integer=True)
 def fully_connected(
     op: conv.FullyConnectedOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
@@ -466,11 +497,11 @@ def fully_connected(
 
     weights = element_of(op.filter)
     if is_quantized(weights) and qtype(op.filter).storage_dtype == np.int16:
-        return _layer(op, args, linear, acc64=True)
-    return _layer(op, args, linear, float64_rescale=True)
+        return _layer(op, args, ctx, linear, acc64=True)
+    return _layer(op, args, ctx, linear, float64_rescale=True)
 
 
-@kernel(conv.MatMulOp)
+@kernel(conv.MatMulOp, onnx_integer=True)
 def matmul(
     op: conv.MatMulOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
@@ -493,6 +524,10 @@ def matmul(
         rhs = jnp.swapaxes(rhs, -1, -2)
     if not quantized:
         return [_matmul(lhs, rhs, widen(lhs).dtype).astype(args[0].dtype)]
+    if ctx.semantics is IntegerSemantics.ONNX:
+        multiplier = np.float32(ql.scale) * np.float32(qr.scale) / np.float32(qo.scale)
+        y = rescale_half_even(_matmul(lhs, rhs, jnp.int32), np.asarray(multiplier))
+        return [saturate(y + qo.zero_point, qo, qo.storage_min, qo.storage_max)]
     product = np.float64(np.float32(ql.scale) * np.float32(qr.scale))
     y = _rescaled(
         lambda acc: _matmul(lhs, rhs, acc),

@@ -19,8 +19,10 @@ from synapc.backends.jax import fixed_point as fp
 from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
 from synapc.backends.jax.ops.quantized import (
     c_int32,
+    dequantize_float32,
     per_axis,
     qtype,
+    quantize_half_even,
     round_half_away,
     scales_f64,
     stored,
@@ -29,6 +31,7 @@ from synapc.backends.jax.ops.quantized import (
 )
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import conversion
+from synapc.dialects.synap.attributes import IntegerSemantics
 from synapc.dialects.synap.base import element_of, is_float
 
 
@@ -90,7 +93,7 @@ def requantize(
     return jnp.clip(y, q.storage_min, q.storage_max).astype(q.storage_dtype)
 
 
-@kernel(conversion.CastOp)
+@kernel(conversion.CastOp, onnx_integer=True)
 def cast(
     op: conversion.CastOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
@@ -111,20 +114,18 @@ def cast(
     return [x.astype(dtype)]
 
 
-@kernel(conversion.DequantizeOp)
+@kernel(conversion.DequantizeOp, onnx_integer=True)
 def dequantize(
     op: conversion.DequantizeOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
     """``float(scale * (q - zero_point))``: TFLite computes it in double (per-tensor) or
     float32 (per-channel); the product of a float32 scale and a 17-bit integer is exact in
     double, so both are float32's correctly rounded product."""
-    q = qtype(op.input)
-    scale = per_axis(q, args[0].ndim, q.scales.astype(np.float32))
-    real = stored(args[0], q).astype(jnp.float32) * scale
+    real = dequantize_float32(args[0], qtype(op.input))
     return [real.astype(ctx.dtype_of(op.output))]
 
 
-@kernel(conversion.QuantizeOp)
+@kernel(conversion.QuantizeOp, onnx_integer=True)
 def quantize(
     op: conversion.QuantizeOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
@@ -132,6 +133,11 @@ def quantize(
     integers (TFLite's Requantize)."""
     q = qtype(op.output)
     source = element_of(op.input)
+    if ctx.semantics is IntegerSemantics.ONNX:
+        x = args[0]
+        if isinstance(source, UniformQuantizedType):
+            x = dequantize_float32(x, source)
+        return [quantize_half_even(x, q)]
     if isinstance(source, UniformQuantizedType):
         return [requantize(args[0], source, q)]
     if not is_float(source):

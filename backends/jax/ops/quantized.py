@@ -147,3 +147,40 @@ def x64() -> Iterator[None]:
     stays off); convert results back to 32-bit types before leaving the block."""
     with jax.enable_x64(True):
         yield
+
+
+# ONNX semantics (`IntegerSemantics.ONNX`): float32 arithmetic rounded half to even, as
+# ONNX defines QuantizeLinear and ONNX Runtime's kernels compute it. Products and
+# quotients are formed in float64 and rounded to float32 once, which is IEEE float32's
+# result and keeps XLA from contracting them into fused multiply-adds.
+
+
+def dequantize_float32(x: jax.Array, q: UniformQuantizedType) -> jax.Array:
+    """ONNX's DequantizeLinear: ``float32(scale * (x - zero_point))``, per tensor or per
+    axis."""
+    scales = per_axis(q, x.ndim, scales_f64(q))
+    with x64():
+        real = to_float32(stored(x, q).astype(jnp.float64) * scales)
+        return real.astype(jnp.float32)
+
+
+def quantize_half_even(x: jax.Array, q: UniformQuantizedType) -> jax.Array:
+    """ONNX's QuantizeLinear: ``saturate(round_half_even(x / scale) + zero_point)`` with
+    the quotient in float32, per tensor or per axis."""
+    scales = per_axis(q, x.ndim, scales_f64(q))
+    zero_points = per_axis(q, x.ndim, q.zero_points.astype(np.float64))
+    with x64():
+        quotient = to_float32(x.astype(jnp.float64) / scales)
+        y = jnp.clip(jnp.round(quotient) + zero_points, q.storage_min, q.storage_max)
+        return y.astype(jnp.int32).astype(q.storage_dtype)
+
+
+def rescale_half_even(acc: jax.Array, multiplier: np.ndarray) -> jax.Array:
+    """ONNX Runtime's requantization of an int32 accumulator: ``round_half_even(
+    float32(acc) * multiplier)`` with `multiplier` the float32 ``s_in * s_w / s_out``
+    (per channel, shaped to broadcast against `acc`); int32, not yet clamped."""
+    m = np.asarray(multiplier, np.float32).astype(np.float64)
+    with x64():
+        y = to_float32(to_float32(acc.astype(jnp.float64)) * m)
+        y = jnp.clip(jnp.round(y), fp.INT32_MIN, fp.INT32_MAX)
+        return y.astype(jnp.int32)

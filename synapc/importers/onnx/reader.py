@@ -26,11 +26,12 @@ from typing import Any
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap.attributes import INTEGER_SEMANTICS_ATTR, IntegerSemantics
 from synapc.dialects.synap.base import SynapOp, element_of, shape_of
 from synapc.dialects.synap.conversion import DequantizeOp, QuantizeOp
 from synapc.dialects.synap.data_movement import ReshapeOp, TransposeOp
@@ -404,6 +405,12 @@ class Importer:
         func.body.block.add_ops([*self.ops, ReturnOp(*results)])
         func.function_type = FunctionType.from_lists(input_types, [r.type for r in results])
         module = ModuleOp([func])
+        if any(
+            isinstance(element_of(r), UniformQuantizedType)
+            for op in self.ops
+            for r in op.results
+        ):
+            module.attributes[INTEGER_SEMANTICS_ATTR] = StringAttr(IntegerSemantics.ONNX)
         module.verify()
         return Model(
             module=module,
