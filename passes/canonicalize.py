@@ -35,6 +35,7 @@ from synapc.dialects.synap.data_movement import (
     TileOp,
     TransposeOp,
 )
+from synapc.passes.common import source_of
 
 
 def _forward(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> None:
@@ -83,7 +84,7 @@ class ComposeTransposes(RewritePattern):
         rewriter.replace(
             op,
             TransposeOp.make(
-                inner.input, perm=perm, result_types=[op.output.type], **_source_of(op)
+                inner.input, perm=perm, result_types=[op.output.type], **source_of(op)
             ),
         )
 
@@ -100,17 +101,8 @@ class ComposeReshapes(RewritePattern):
             _forward(rewriter, op, inner.input)
             return
         rewriter.replace(
-            op, ReshapeOp.make(inner.input, result_types=[op.output.type], **_source_of(op))
+            op, ReshapeOp.make(inner.input, result_types=[op.output.type], **source_of(op))
         )
-
-
-def _source_of(op: TransposeOp | ReshapeOp) -> dict[str, str | int]:
-    source: dict[str, str | int] = {}
-    if op.layer_name is not None:
-        source["layer_name"] = op.layer_name.data
-    if op.layer_index is not None:
-        source["layer_index"] = op.layer_index.value.data
-    return source
 
 
 @dataclass(frozen=True)

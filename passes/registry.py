@@ -16,6 +16,14 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     "canonicalize": ("canonicalize", "CanonicalizePass"),
     "cse": ("cse", "CSEPass"),
     "dce": ("dce", "DCEPass"),
+    "fold-constants": ("fold_constants", "FoldConstantsPass"),
+    "fold-batchnorm": ("fold_affine_into_conv", "FoldAffineIntoConvPass"),
+    "fold-affine-into-conv": ("fold_affine_into_conv", "FoldAffineIntoConvPass"),
+    "fold-pad": ("fold_pad", "FoldPadPass"),
+    "fuse-activation": ("fuse_activation", "FuseActivationPass"),
+    "fuse-conv-pool": ("fuse_conv_pool", "FuseConvPoolPass"),
+    "canonicalize-layout": ("canonicalize_layout", "CanonicalizeLayoutPass"),
+    "match-activations": ("match_activations", "MatchActivationsPass"),
 }
 
 

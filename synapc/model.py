@@ -49,6 +49,22 @@ class Model:
     source: str = ""
     metadata: dict[str, str] = field(default_factory=dict)
 
+    @classmethod
+    def from_module(cls, module: ModuleOp, weights: WeightStore, source: str = "") -> Model:
+        """A model over an existing module (e.g. parsed MLIR text): its inputs and outputs
+        are those of `@main`, named ``input_i`` / ``output_i``."""
+        model = cls(module, weights, [], [], source)
+        signature = model.main.function_type
+        model.inputs = [
+            TensorInfo(f"input_{i}", tuple(t.get_shape()), t.element_type)
+            for i, t in enumerate(signature.inputs.data)
+        ]
+        model.outputs = [
+            TensorInfo(f"output_{i}", tuple(t.get_shape()), t.element_type)
+            for i, t in enumerate(signature.outputs.data)
+        ]
+        return model
+
     @property
     def main(self) -> FuncOp:
         """The entry function."""
