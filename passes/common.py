@@ -37,7 +37,7 @@ def new_constant(
 
 def has_one_use(value: SSAValue) -> bool:
     """Whether exactly one operand reads `value` (so its producer may be rewritten)."""
-    return len(value.uses) == 1
+    return value.has_one_use()
 
 
 def source_of(op: Operation) -> dict[str, Any]:

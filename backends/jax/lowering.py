@@ -58,7 +58,7 @@ KERNELS: dict[type[Operation], Kernel] = {}
 ONNX_INTEGER_KERNELS: set[type[Operation]] = set()
 _KERNEL_MODULES = ("activation", "conv", "conversion", "data_movement", "elementwise",
                    "normalization", "pool", "reduce", "resize",
-                   "detection")  # fmt: skip
+                   "detection", "fused")  # fmt: skip
 
 
 def kernel(
@@ -119,7 +119,7 @@ def _has_quantized_tensors(func: FuncOp) -> bool:
     ) or any(_is_quantized_value(a) for a in func.body.block.args)
 
 
-def _kernel_for(op: Operation, ctx: LoweringContext) -> Kernel:
+def kernel_for(op: Operation, ctx: LoweringContext) -> Kernel:
     """The kernel that runs `op` under the context's integer semantics."""
     kernel = KERNELS[type(op)]
     if (
@@ -180,7 +180,7 @@ def lower(
     ]
 
     kernels = {
-        op: _kernel_for(op, ctx)
+        op: kernel_for(op, ctx)
         for op in func.body.block.ops
         if not isinstance(op, ConstantOp | ReturnOp)
     }

@@ -14,6 +14,8 @@ from synapc.dialects.synap import (
     data_movement,
     detection,
     elementwise,
+    fused,
+    normalization,
     pool,
     reduce,
     resize,
@@ -33,6 +35,8 @@ OPS: list[type[SynapOp]] = [
     *resize.OPS,
     *conversion.OPS,
     *detection.OPS,
+    *fused.OPS,
+    *normalization.OPS,
 ]
 
 Synap = Dialect("synap", OPS, ATTRIBUTES)

@@ -1,5 +1,6 @@
 """Kernels of the normalizing ops of `dialects/synap/activation.py`: softmax,
-log-softmax and L2 normalization (they reduce along an axis).
+log-softmax and L2 normalization (they reduce along an axis), and of `synap.layer_norm`
+(`dialects/synap/normalization.py`, float only).
 
 Float types compute the textbook formulas. Quantized types follow TFLite's reference
 kernels (``OpResolverType.BUILTIN_REF`` of ai-edge-litert 2.3, matched bit for bit),
@@ -47,10 +48,11 @@ from jax import lax
 
 from synapc.backends.jax import fixed_point as fp
 from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
-from synapc.backends.jax.ops.common import any_quantized, widen
+from synapc.backends.jax.ops.common import any_quantized, float_only, widen
 from synapc.backends.jax.ops.quantized import qtype, scale_f64, stored
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import activation as act
+from synapc.dialects.synap import normalization as norm
 
 
 def _float_diff_from_max(x: jax.Array, axis: int) -> jax.Array:
@@ -430,3 +432,26 @@ def normalize(
     axis = op.props()["axis"] % x.ndim
     y = _quantized(op, jnp.moveaxis(x, axis, -1))
     return [jnp.moveaxis(y, -1, axis)]
+
+
+@kernel(norm.LayerNormOp)
+def layer_norm(
+    op: norm.LayerNormOp, args: list[jax.Array], ctx: LoweringContext
+) -> list[jax.Array]:
+    """``synap.layer_norm``, float only: ``(x - mean) * rsqrt(var + epsilon) * gamma +
+    beta`` along the op's axis, with the statistics in float32 for narrower floats."""
+    float_only(op)
+    x, rest = args[0], iter(args[1:])
+    gamma = next(rest) if op.gamma is not None else None
+    beta = next(rest) if op.beta is not None else None
+    props = op.props()
+    axis = props["axis"] % x.ndim
+    wide = widen(x)
+    centered = wide - jnp.mean(wide, axis=axis, keepdims=True)
+    variance = jnp.mean(centered * centered, axis=axis, keepdims=True)
+    y = centered * lax.rsqrt(variance + jnp.asarray(props["epsilon"], wide.dtype))
+    if gamma is not None:
+        y = y * widen(gamma)
+    if beta is not None:
+        y = y + widen(beta)
+    return [y.astype(x.dtype)]
