@@ -24,6 +24,7 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     "fuse-conv-pool": ("fuse_conv_pool", "FuseConvPoolPass"),
     "canonicalize-layout": ("canonicalize_layout", "CanonicalizeLayoutPass"),
     "match-activations": ("match_activations", "MatchActivationsPass"),
+    "optimize": ("optimize", "OptimizePass"),
 }
 
 

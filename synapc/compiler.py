@@ -18,11 +18,15 @@ from synapc.dtypes import device_dtype
 from synapc.errors import SynapcError
 from synapc.model import Model, TensorInfo
 
-DEFAULT_PIPELINE = ("canonicalize", "cse", "dce")
+#: The default pipeline: the `optimize` pass (`synapc/passes/optimize.py`) runs the graph
+#: optimization and fusion passes to a fixed point.
+DEFAULT_PIPELINE = ("optimize",)
 
 
 def optimize(model: Model, pipeline: Sequence[str] = DEFAULT_PIPELINE) -> Model:
-    """A copy of `model` with the passes of `pipeline` applied (weights are shared)."""
+    """A copy of `model` with the passes of `pipeline` applied: by default the graph
+    optimization and fusion passes, run to a fixed point, i.e. the IR `compile` lowers
+    (for inspection and golden tests). Weights are shared; passes add new ones."""
     from synapc.passes.registry import get_pass
 
     module: ModuleOp = model.module.clone()
