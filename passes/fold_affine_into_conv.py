@@ -21,10 +21,8 @@ left alone.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
-from typing import ClassVar, Self
 
 import numpy as np
 from xdsl.context import Context
@@ -37,7 +35,6 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.utils.arg_spec import ArgSpec
 
 from synapc.context import weights_of
 from synapc.dialects.synap.attributes import Activation
@@ -234,17 +231,6 @@ class FoldAffineIntoConvPass(ModulePass):
     them; other dead code is left to `dce`."""
 
     name = "fold-affine-into-conv"
-
-    #: Other `-p` names the registry gives this pass.
-    ALIASES: ClassVar[tuple[str, ...]] = ("fold-batchnorm",)
-
-    @classmethod
-    def from_spec(cls, spec: ArgSpec) -> Self:
-        """Build the pass from a pipeline spec that names it or one of its `ALIASES`
-        (xDSL's own check accepts `name` only)."""
-        if spec.name in cls.ALIASES:
-            spec = dataclasses.replace(spec, name=cls.name)
-        return super().from_spec(spec)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = GreedyRewritePatternApplier(

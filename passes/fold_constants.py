@@ -50,7 +50,7 @@ from synapc.context import weights_of
 from synapc.dialects.synap import data_movement as dm
 from synapc.dialects.synap.base import SynapOp, element_of, is_quantized
 from synapc.dialects.synap.constant import ConstantOp
-from synapc.dtypes import device_dtype, numpy_dtype
+from synapc.dtypes import numpy_dtype
 from synapc.passes.common import constant_array, integer_semantics_of, new_constant
 from synapc.weights import WeightStore
 
@@ -60,14 +60,6 @@ _DATA_MOVEMENT = (dm.ConcatOp, dm.SplitOp, dm.SliceOp, dm.StridedSliceOp, dm.Res
                   dm.DepthToSpaceOp, dm.SpaceToDepthOp)  # fmt: skip
 #: Attributes that name the source layer; the folded constants keep them.
 _SOURCE_ATTRIBUTES = ("layer_name", "layer_index")
-
-
-def _as_kernel_operand(array: np.ndarray, ctx: LoweringContext) -> np.ndarray:
-    """A constant as `lowering.lower` hands it to kernels: floats in the compute dtype,
-    64-bit integers as 32-bit."""
-    if array.dtype.kind == "f":
-        array = array.astype(ctx.float_dtype)
-    return array.astype(device_dtype(array.dtype))
 
 
 def _exact_eagerly(op: Operation) -> bool:
@@ -102,7 +94,7 @@ def evaluate(op: Operation, arrays: Sequence[np.ndarray]) -> list[np.ndarray] | 
     transforms = layout(op) if layout is not None else {}
     args = []
     for index, array in enumerate(arrays):
-        array = _as_kernel_operand(array, ctx)
+        array = lowering.as_kernel_operand(array, ctx)
         transform = transforms.get(index)
         args.append(jnp.asarray(array if transform is None else transform(array)))
     try:
@@ -177,6 +169,6 @@ class FoldConstantsPass(ModulePass):
     """Fold no op whose results hold more elements than this in all."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lowering._load_kernels()
+        lowering.load_kernels()
         pattern = FoldConstantOp(weights_of(ctx), self.max_elements)
         PatternRewriteWalker(pattern).rewrite_module(op)

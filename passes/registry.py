@@ -17,7 +17,6 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     "cse": ("cse", "CSEPass"),
     "dce": ("dce", "DCEPass"),
     "fold-constants": ("fold_constants", "FoldConstantsPass"),
-    "fold-batchnorm": ("fold_affine_into_conv", "FoldAffineIntoConvPass"),
     "fold-affine-into-conv": ("fold_affine_into_conv", "FoldAffineIntoConvPass"),
     "fold-pad": ("fold_pad", "FoldPadPass"),
     "fuse-activation": ("fuse_activation", "FuseActivationPass"),
@@ -28,16 +27,26 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
 }
 
 
-def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+#: alias -> the pass name it stands for (xDSL checks a pipeline name against the pass
+#: class's `name`, so an alias loads a subclass that carries the alias as its name).
+_ALIASES: dict[str, str] = {"fold-batchnorm": "fold-affine-into-conv"}
+
+
+def _loader(
+    module: str, cls: str, alias: str | None = None
+) -> Callable[[], type[ModulePass]]:
     def load() -> type[ModulePass]:
-        return getattr(importlib.import_module(f"synapc.passes.{module}"), cls)
+        pass_class = getattr(importlib.import_module(f"synapc.passes.{module}"), cls)
+        if alias is None:
+            return pass_class
+        return type(pass_class.__name__, (pass_class,), {"name": alias})
 
     return load
 
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     name: _loader(module, cls) for name, (module, cls) in _LOCATIONS.items()
-}
+} | {alias: _loader(*_LOCATIONS[name], alias) for alias, name in _ALIASES.items()}
 
 
 def get_pass(name: str) -> type[ModulePass]:

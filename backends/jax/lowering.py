@@ -100,13 +100,22 @@ def operand_layout(*op_classes: type[Operation]) -> Callable[[Layout], Layout]:
     return register
 
 
-def _load_kernels() -> None:
+def load_kernels() -> None:
+    """Import every kernel module, filling `KERNELS` and `OPERAND_LAYOUTS`."""
     for name in _KERNEL_MODULES:
         importlib.import_module(f"synapc.backends.jax.ops.{name}")
 
 
 class UnsupportedOpError(NotImplementedError):
     """An op (or an op with these types) that the JAX backend cannot run."""
+
+
+def as_kernel_operand(array: np.ndarray, ctx: LoweringContext) -> np.ndarray:
+    """A constant's values as kernels receive them: floats in the compute dtype, 64-bit
+    integers as their 32-bit device dtype."""
+    if array.dtype.kind == "f":
+        array = array.astype(ctx.float_dtype)
+    return array.astype(device_dtype(array.dtype))
 
 
 def _is_quantized_value(value: SSAValue) -> bool:
@@ -143,17 +152,14 @@ def lower(
 
     Returns (jitted function, params dict of device arrays).
     """
-    _load_kernels()
+    load_kernels()
     quantized = _has_quantized_tensors(func)
     float_dtype = np.float32 if quantized else target.npu_float_dtype
     ctx = LoweringContext(np.dtype(float_dtype), semantics)
     constants: dict[SSAValue, np.ndarray] = {}
     for op in func.body.block.ops:
         if isinstance(op, ConstantOp):
-            array = weights[op.handle]
-            if array.dtype.kind == "f":
-                array = array.astype(ctx.float_dtype)
-            constants[op.results[0]] = array.astype(device_dtype(array.dtype))
+            constants[op.results[0]] = as_kernel_operand(weights[op.handle], ctx)
         elif not isinstance(op, ReturnOp) and type(op) not in KERNELS:
             raise UnsupportedOpError(f"{op.name} has no JAX kernel")
     params: dict[str, jax.Array] = {}
