@@ -9,9 +9,10 @@ twelve elementwise ops and reductions. On float graphs the pass recognises
   relu6, relu6 as ``synap.clamp`` or as an add with a fused relu6) and
   ``x * hard_sigmoid(x)`` with alpha 1/6 and beta 1/2 -> ``synap.hard_swish``;
 * swish / SiLU ``x * sigmoid(x)`` and ``x * sigmoid(beta * x)`` -> ``synap.swish``;
-* GELU's tanh form ``0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))``, ``x^3``
-  as ``pow(x, 3)`` or ``x * x * x`` -> ``synap.gelu {approximate = true}`` (the dialect
-  has no erf op, so the erf form of GELU cannot appear as a chain);
+* GELU's exact form ``0.5 * x * (1 + erf(x / sqrt(2)))`` (``/ sqrt(2)`` or
+  ``* (1/sqrt(2))``) -> ``synap.gelu``, and its tanh form
+  ``0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))``, ``x^3`` as ``pow(x, 3)``
+  or ``x * x * x`` -> ``synap.gelu {approximate = true}``;
 * layer normalization as the ONNX importer decomposes ``LayerNormalization`` and as
   PyTorch exports it: ``d = x - mean(x)``, ``var = mean(d * d)`` (``square``,
   ``pow(d, 2)`` or ``mul(d, d)``), ``d * rsqrt(var + eps)`` or ``d / sqrt(var + eps)``,
@@ -49,6 +50,7 @@ from xdsl.pattern_rewriter import (
 from synapc.context import weights_of
 from synapc.dialects.synap.activation import (
     ClampOp,
+    ErfOp,
     GeluOp,
     HardSigmoidOp,
     HardSwishOp,
@@ -300,11 +302,15 @@ def _swish(op: Operation, weights: WeightStore) -> _Match | None:
 
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_SQRT1_2 = math.sqrt(0.5)
 _GELU_CUBIC = 0.044715
 
 
-def _gelu_tanh(op: Operation, weights: WeightStore) -> _Match | None:
-    """``0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))``."""
+def _gelu_chain(
+    op: Operation, weights: WeightStore
+) -> tuple[SSAValue, list[Operation], Operation] | None:
+    """The shared frame of both GELU forms, ``0.5 * x * (1 + f(...))``: returns x, the
+    ops of the frame and the op computing ``f`` (its input is not yet checked)."""
     t = op.results[0].type
     product = _product(op.results[0], weights, t, root=True)
     for x, s in _split(product, 0.5):
@@ -314,28 +320,42 @@ def _gelu_tanh(op: Operation, weights: WeightStore) -> _Match | None:
         found = _constant_operand(plus_one, weights)
         if found is None or not _close(found[0].value, 1.0, found[0].rtol):
             continue
-        tanh = found[1].owner
-        if not (_inner(found[1], t) and isinstance(tanh, TanhOp)):
-            continue
-        scaled = _product(tanh.input, weights, t)
-        if len(scaled.factors) != 1 or not _close(
-            scaled.scale, _SQRT_2_OVER_PI, scaled.rtol
-        ):
-            continue
-        inner = scaled.factors[0]
-        add = inner.owner
-        if not (_inner(inner, t) and isinstance(add, AddOp) and _plain(add)):
-            continue
-        cubic_value = _other(add, x)
-        if cubic_value is None:
-            continue
-        cubic = _product(cubic_value, weights, t)
-        if not cubic.ops or not cubic.is_([x, x, x], _GELU_CUBIC):
-            continue
-        new_op = GeluOp.make(x, result_types=[t], approximate=True, **source_of(op))
-        ops = [*product.ops, plus_one, tanh, *scaled.ops, add, *cubic.ops]
-        return _Match(op, new_op, ops)
+        inner = found[1].owner
+        if _inner(found[1], t) and isinstance(inner, TanhOp | ErfOp):
+            return x, [*product.ops, plus_one], inner
     return None
+
+
+def _gelu(op: Operation, weights: WeightStore) -> _Match | None:
+    """``0.5 * x * (1 + erf(x / sqrt(2)))`` (exact) or
+    ``0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))`` (approximate)."""
+    chain = _gelu_chain(op, weights)
+    if chain is None:
+        return None
+    x, ops, inner = chain
+    t = op.results[0].type
+    scaled = _product(inner.operands[0], weights, t)
+    if len(scaled.factors) != 1:
+        return None
+    if isinstance(inner, ErfOp):
+        if scaled.factors[0] != x or not _close(scaled.scale, _SQRT1_2, scaled.rtol):
+            return None
+        new_op = GeluOp.make(x, result_types=[t], approximate=False, **source_of(op))
+        return _Match(op, new_op, [*ops, inner, *scaled.ops])
+    if not _close(scaled.scale, _SQRT_2_OVER_PI, scaled.rtol):
+        return None
+    cubic_sum = scaled.factors[0]
+    add = cubic_sum.owner
+    if not (_inner(cubic_sum, t) and isinstance(add, AddOp) and _plain(add)):
+        return None
+    cubic_value = _other(add, x)
+    if cubic_value is None:
+        return None
+    cubic = _product(cubic_value, weights, t)
+    if not cubic.ops or not cubic.is_([x, x, x], _GELU_CUBIC):
+        return None
+    new_op = GeluOp.make(x, result_types=[t], approximate=True, **source_of(op))
+    return _Match(op, new_op, [*ops, inner, *scaled.ops, add, *cubic.ops])
 
 
 # --------------------------------------------------------------------------------------
@@ -469,7 +489,7 @@ _MATCHERS: list[Callable[[Operation, WeightStore], _Match | None]] = [
     _layer_norm,
     _hard_swish,
     _swish,
-    _gelu_tanh,
+    _gelu,
 ]
 
 
@@ -492,7 +512,7 @@ class MatchDecomposedActivation(RewritePattern):
 
 @dataclass(frozen=True)
 class MatchActivationsPass(ModulePass):
-    """Fuse decomposed hard-swish, swish, tanh-GELU and layer normalization chains of
+    """Fuse decomposed hard-swish, swish, GELU and layer normalization chains of
     float graphs into `synap.hard_swish`, `synap.swish`, `synap.gelu` and
     `synap.layer_norm`."""
 

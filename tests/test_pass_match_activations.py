@@ -47,6 +47,8 @@ FUSED = {
     "swish_beta": ("synap.swish", ["synap.sigmoid", "synap.mul"]),
     "gelu_tanh_pow": ("synap.gelu", ["synap.tanh", "synap.pow", "synap.mul"]),
     "gelu_tanh_cube": ("synap.gelu", ["synap.tanh", "synap.mul", "synap.add"]),
+    "gelu_erf_div": ("synap.gelu", ["synap.erf", "synap.div", "synap.mul"]),
+    "gelu_erf_mul": ("synap.gelu", ["synap.erf", "synap.mul", "synap.add"]),
     "layer_norm_onnx": ("synap.layer_norm", ["synap.reduce_mean", "synap.rsqrt"]),
     "layer_norm_pytorch": ("synap.layer_norm", ["synap.reduce_mean", "synap.sqrt"]),
     "layer_norm_no_affine": ("synap.layer_norm", ["synap.reduce_mean", "synap.mul"]),
@@ -266,3 +268,37 @@ def test_layer_norm_op_round_trips_and_computes() -> None:
     wants = [reference(-1, 1e-3) * g + g, reference(-1, 1e-5) + g, reference(1, 1e-5)]
     for got, want in zip(outputs, wants, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_pytorch_exported_erf_gelu_becomes_one_op(tmp_path: Path) -> None:
+    """nn.GELU() as PyTorch's TorchScript-based ONNX exporter writes it (Div, Erf, Add,
+    Mul, Mul): imported and optimized, it is one exact `synap.gelu` and the outputs
+    match ONNX Runtime."""
+    import onnxruntime as ort
+    import torch
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 8)
+    ).eval()
+    path = tmp_path / "mlp.onnx"
+    torch.onnx.export(
+        net,
+        (torch.randn(4, 16),),
+        str(path),
+        input_names=["x"],
+        dynamo=False,
+        opset_version=17,
+    )
+    exported = [n.op_type for n in onnx.load(path).graph.node]
+    assert "Erf" in exported and "Gelu" not in exported, exported
+
+    optimized = optimize(synapc.import_model(path))
+    after = _ops(print_module(optimized.module))
+    assert after.count("synap.gelu") == 1 and "synap.erf" not in after, after
+    assert "approximate = true" not in print_module(optimized.module)
+
+    x = np.random.default_rng(6).normal(0, 2, (4, 16)).astype(np.float32)
+    want = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    (got,) = synapc.compile(optimized, "GENERIC").run([x])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

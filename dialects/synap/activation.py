@@ -115,6 +115,14 @@ class GeluOp(_Unary):
 
 
 @irdl_op_definition
+class ErfOp(_Unary):
+    """Gauss error function; exporters spell the exact GELU with it, which
+    `match-activations` fuses back into `synap.gelu`."""
+
+    name = "synap.erf"
+
+
+@irdl_op_definition
 class EluOp(_Unary):
     """``x if x > 0 else alpha * (exp(x) - 1)``."""
 
@@ -206,6 +214,7 @@ OPS = [
     HardSigmoidOp,
     SwishOp,
     GeluOp,
+    ErfOp,
     EluOp,
     ExpOp,
     LogOp,

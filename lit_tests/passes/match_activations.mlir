@@ -1,7 +1,7 @@
 // RUN: synapc-opt %s --split-input-file -p match-activations | filecheck %s
 
-// Decomposed activations of float graphs become one op: hard-swish, swish, tanh-GELU and
-// layer normalization (see passes/match_activations.py). The pass reads constant values,
+// Decomposed activations of float graphs become one op: hard-swish, swish, GELU (erf and
+// tanh forms) and layer normalization (see passes/match_activations.py). The pass reads constant values,
 // so every case carries its blobs. Each positive case is also run before and after the
 // pass on the JAX backend by tests/test_pass_match_activations.py.
 
@@ -297,6 +297,94 @@ func.func @gelu_tanh_cube(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
       c: "0x040000001327373D",
       k: "0x040000002A424C3F",
       one: "0x040000000000803F"
+    }
+  }
+#-}
+
+// -----
+
+// GELU, exact form, as PyTorch exports nn.GELU(): x / sqrt(2), erf, + 1, * x, * 0.5.
+// CHECK-LABEL: func.func @gelu_erf_div
+// CHECK-NEXT:    %[[Y:.*]] = synap.gelu %x {layer_name = "mul_1"} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    func.return %[[Y]] : tensor<1x4x4x8xf32>
+func.func @gelu_erf_div(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %sqrt2 = synap.constant dense_resource<sqrt2> : tensor<f32>
+  %one = synap.constant dense_resource<one> : tensor<f32>
+  %half = synap.constant dense_resource<half> : tensor<f32>
+  %d = synap.div %x, %sqrt2 : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %e = synap.erf %d : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %s = synap.add %e, %one : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %m = synap.mul %x, %s {layer_name = "mul"} : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %y = synap.mul %m, %half {layer_name = "mul_1"} : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  func.return %y : tensor<1x4x4x8xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      sqrt2: "0x04000000F304B53F",
+      one: "0x040000000000803F",
+      half: "0x040000000000003F"
+    }
+  }
+#-}
+
+// -----
+
+// GELU, exact form, scaled by 1/sqrt(2) with the 0.5 applied to x first.
+// CHECK-LABEL: func.func @gelu_erf_mul
+// CHECK-NEXT:    %[[Y:.*]] = synap.gelu %x : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    func.return %[[Y]] : tensor<1x4x4x8xf32>
+func.func @gelu_erf_mul(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %k = synap.constant dense_resource<k> : tensor<1x1x1x1xf32>
+  %one = synap.constant dense_resource<one> : tensor<1x1x1x1xf32>
+  %half = synap.constant dense_resource<half> : tensor<1x1x1x1xf32>
+  %h = synap.mul %half, %x : (tensor<1x1x1x1xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %d = synap.mul %x, %k : (tensor<1x4x4x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x4x8xf32>
+  %e = synap.erf %d : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %s = synap.add %one, %e : (tensor<1x1x1x1xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %y = synap.mul %h, %s : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  func.return %y : tensor<1x4x4x8xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      k: "0x04000000F304353F",
+      one: "0x040000000000803F",
+      half: "0x040000000000003F"
+    }
+  }
+#-}
+
+// -----
+
+// Not GELU: erf(x / 2) (wrong scale), and erf(x / sqrt(2)) whose erf has a second use.
+// CHECK-LABEL: func.func @not_gelu_erf
+// CHECK-NOT:     synap.gelu
+// CHECK:         func.return
+func.func @not_gelu_erf(%x: tensor<1x4x4x8xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) {
+  %two = synap.constant dense_resource<two> : tensor<f32>
+  %sqrt2 = synap.constant dense_resource<sqrt2> : tensor<f32>
+  %one = synap.constant dense_resource<one> : tensor<f32>
+  %half = synap.constant dense_resource<half> : tensor<f32>
+  %d = synap.div %x, %two : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %e = synap.erf %d : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %s = synap.add %e, %one : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %m = synap.mul %x, %s : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %y = synap.mul %m, %half : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %d1 = synap.div %x, %sqrt2 : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %e1 = synap.erf %d1 : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %s1 = synap.add %e1, %one : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %m1 = synap.mul %x, %s1 : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %y1 = synap.mul %m1, %half : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  func.return %y, %y1, %e1 : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      two: "0x0400000000000040",
+      sqrt2: "0x04000000F304B53F",
+      one: "0x040000000000803F",
+      half: "0x040000000000003F"
     }
   }
 #-}

@@ -88,6 +88,7 @@ _FLOAT: dict[type, Callable[[jax.Array, dict[str, Any]], jax.Array]] = {
     ),
     act.SwishOp: lambda x, p: x * jax.nn.sigmoid(x * jnp.asarray(p["beta"], x.dtype)),
     act.GeluOp: _gelu,
+    act.ErfOp: lambda x, p: lax.erf(x),
     act.EluOp: lambda x, p: jnp.where(
         x > 0, x, jnp.asarray(p["alpha"], x.dtype) * jnp.expm1(x)
     ),

@@ -94,6 +94,11 @@ func.func @no_properties(%x: tensor<2x8xf32>) {
   %18 = synap.square %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
   // CHECK-NEXT: %19 = synap.square %x {layer_name = "square", layer_index = 12 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
   %19 = synap.square %x {layer_name = "square", layer_index = 12 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %20 = synap.erf %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // GENERIC: %20 = "synap.erf"(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %20 = synap.erf %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %21 = synap.erf %x {layer_name = "erf", layer_index = 13 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %21 = synap.erf %x {layer_name = "erf", layer_index = 13 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
   // CHECK-NEXT: func.return
   func.return
 }

@@ -89,6 +89,7 @@ def gelu(imp: Importer, node: Node) -> None:
 _UNARY = {
     "Sigmoid": act.SigmoidOp,
     "Tanh": act.TanhOp,
+    "Erf": act.ErfOp,
     "HardSwish": act.HardSwishOp,
     "Exp": act.ExpOp,
     "Log": act.LogOp,
