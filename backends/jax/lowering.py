@@ -128,6 +128,13 @@ def _has_quantized_tensors(func: FuncOp) -> bool:
     ) or any(_is_quantized_value(a) for a in func.body.block.args)
 
 
+def compute_float_dtype(func: FuncOp, target: Target) -> np.dtype:
+    """The dtype float tensors of `func` compute in: the target's NPU float type, but
+    float32 in a model with quantized tensors (its float tensors are the host's quantize /
+    dequantize edges or CPU islands)."""
+    return np.dtype(np.float32 if _has_quantized_tensors(func) else target.npu_float_dtype)
+
+
 def kernel_for(op: Operation, ctx: LoweringContext) -> Kernel:
     """The kernel that runs `op` under the context's integer semantics."""
     kernel = KERNELS[type(op)]
@@ -147,14 +154,17 @@ def lower(
     weights: WeightStore,
     target: Target,
     semantics: IntegerSemantics = IntegerSemantics.TFLITE,
+    float_dtype: np.dtype | None = None,
 ):
     """The JAX function ``f(params, *inputs) -> outputs`` for `func`, and its params.
 
+    Float tensors compute in `float_dtype`, by default the one `compute_float_dtype`
+    chooses for `func` (a part of a model lowered on its own passes the whole model's).
     Returns (jitted function, params dict of device arrays).
     """
     load_kernels()
-    quantized = _has_quantized_tensors(func)
-    float_dtype = np.float32 if quantized else target.npu_float_dtype
+    if float_dtype is None:
+        float_dtype = compute_float_dtype(func, target)
     ctx = LoweringContext(np.dtype(float_dtype), semantics)
     constants: dict[SSAValue, np.ndarray] = {}
     for op in func.body.block.ops:
@@ -166,20 +176,20 @@ def lower(
     # (op, operand index) -> key of its transformed constant, or the in-program transform
     laid_out: dict[tuple[Operation, int], str | Transform] = {}
     used_as_is: set[SSAValue] = set()
-    for op in func.body.block.ops:
+    for position, op in enumerate(func.body.block.ops):
         layouts = OPERAND_LAYOUTS[type(op)](op) if type(op) in OPERAND_LAYOUTS else {}
         for index, value in enumerate(op.operands):
             transform = layouts.get(index)
             if transform is None:
                 used_as_is.add(value)
             elif value in constants:
-                key = f"{id(op):x}.{index}"
+                key = f"op{position}.{index}"
                 params[key] = jnp.asarray(transform(constants[value]))
                 laid_out[(op, index)] = key
             else:
                 laid_out[(op, index)] = transform
     handles = {v: v.owner.handle for v in constants}  # type: ignore[attr-defined]
-    for value in used_as_is & constants.keys():
+    for value in [v for v in constants if v in used_as_is]:  # in op order: deterministic
         params[handles[value]] = jnp.asarray(constants[value])
     output_dtypes = [
         device_dtype(numpy_dtype(t.element_type)) for t in func.function_type.outputs.data
