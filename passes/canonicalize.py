@@ -35,11 +35,17 @@ from synapc.dialects.synap.data_movement import (
     TileOp,
     TransposeOp,
 )
-from synapc.passes.common import source_of
+from synapc.passes.common import absorb_removed, only_read_by, source_of
 
 
-def _forward(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> None:
-    """Replace `op` by an existing value of exactly its result type."""
+def _forward(
+    rewriter: PatternRewriter, op: Operation, value: SSAValue, *dying: Operation
+) -> None:
+    """Replace `op` by an existing value of exactly its result type. Its source layer
+    (and those of the `dying` ops, which only fed `op`) are recorded on the op that
+    produces `value` (see `absorb_removed`)."""
+    for removed in (*dying, op):
+        absorb_removed(removed, value)
     rewriter.replace(op, [], [value])
 
 
@@ -78,13 +84,17 @@ class ComposeTransposes(RewritePattern):
             return
         first, second = inner.props()["perm"], op.props()["perm"]
         perm = tuple(first[i] for i in second)
+        dying = [inner] if only_read_by(inner, op) else []
         if perm == tuple(range(len(perm))) and inner.input.type == op.output.type:
-            _forward(rewriter, op, inner.input)
+            _forward(rewriter, op, inner.input, *dying)
             return
         rewriter.replace(
             op,
             TransposeOp.make(
-                inner.input, perm=perm, result_types=[op.output.type], **source_of(op)
+                inner.input,
+                perm=perm,
+                result_types=[op.output.type],
+                **source_of(op, *dying),
             ),
         )
 
@@ -97,11 +107,15 @@ class ComposeReshapes(RewritePattern):
         inner = op.input.owner
         if not isinstance(inner, ReshapeOp):
             return
+        dying = [inner] if only_read_by(inner, op) else []
         if inner.input.type == op.output.type:
-            _forward(rewriter, op, inner.input)
+            _forward(rewriter, op, inner.input, *dying)
             return
         rewriter.replace(
-            op, ReshapeOp.make(inner.input, result_types=[op.output.type], **source_of(op))
+            op,
+            ReshapeOp.make(
+                inner.input, result_types=[op.output.type], **source_of(op, *dying)
+            ),
         )
 
 

@@ -25,6 +25,13 @@ not care about layout until they meet the opposite transpose and cancel:
 * the NCHW flatten before a classifier, `fully_connected(reshape(transpose(x)), w)`, drops
   its transpose: the columns of the constant weights are permuted on the host instead.
 
+Source layers: a sunk transpose keeps its own layer (the op it passed keeps its); when
+transposes of several operands sink as one, the first names it and the others go into
+its `fused_layers`. A transpose that disappears (cancelled by its inverse, merged into
+another, sunk as the identity, folded into fully-connected weights) goes into the
+`fused_layers` of the op that now does its work, or for a cancelled one, of the op that
+produces the value passed on (see `passes/common.py`).
+
 Every rewrite only moves data, so integer outputs stay identical. A transpose is sunk
 only when the op being rewritten is its only user (otherwise the transpose stays for the
 other users and the work would be duplicated). Ops with per-axis quantized types are
@@ -62,7 +69,7 @@ from synapc.dialects.synap.conv import FullyConnectedOp
 from synapc.dialects.synap.conversion import CastOp, DequantizeOp, QuantizeOp
 from synapc.dialects.synap.data_movement import ConcatOp, ReshapeOp, TransposeOp
 from synapc.passes.canonicalize import ComposeReshapes, ComposeTransposes, RemoveIdentity
-from synapc.passes.common import constant_array, new_constant, source_of
+from synapc.passes.common import attributes_of, constant_array, new_constant, source_of
 
 Perm = tuple[int, ...]
 
@@ -209,14 +216,17 @@ def _rebuild(
     op: Operation,
     operands: Sequence[SSAValue],
     result_type: TensorType[Attribute],
-    perm: Perm,
+    transposes: Sequence[TransposeOp | None],
     rewriter: PatternRewriter,
     prelude: Sequence[Operation] = (),
     **changed_props: Attribute,
 ) -> None:
     """Replace `op` by ``transpose(op'(operands), perm)``, op' being `op` with new
     operands, the untransposed result type and some properties changed; `prelude` (new
-    constants) goes first."""
+    constants) goes first. `transposes` are those sunk (all by `perm`); the new
+    transpose carries their source layers."""
+    sunk = [t for t in transposes if t is not None]
+    perm = _perm(sunk[0])
     properties = dict(op.properties)
     properties.update(changed_props)
     inner = type(op).create(
@@ -226,7 +236,7 @@ def _rebuild(
         attributes=dict(op.attributes),
     )
     outer = TransposeOp.make(
-        inner.results[0], perm=perm, result_types=[result_type], **source_of(op)
+        inner.results[0], perm=perm, result_types=[result_type], **source_of(*sunk)
     )
     rewriter.replace(op, [*prelude, inner, outer])
 
@@ -252,7 +262,7 @@ class SinkThroughUnary(RewritePattern):
             return
         result_type = op.results[0].type
         assert isinstance(result_type, TensorType)
-        _rebuild(op, [transpose.input], result_type, _perm(transpose), rewriter)
+        _rebuild(op, [transpose.input], result_type, [transpose], rewriter)
 
 
 class SinkThroughAlongAxis(RewritePattern):
@@ -271,7 +281,9 @@ class SinkThroughAlongAxis(RewritePattern):
             return
         perm = _perm(transpose)
         axis = op.props()["axis"] % len(perm)
-        _rebuild(op, [transpose.input], result_type, perm, rewriter, axis=_i64(perm[axis]))
+        _rebuild(
+            op, [transpose.input], result_type, [transpose], rewriter, axis=_i64(perm[axis])
+        )
 
 
 class SinkThroughBinary(RewritePattern):
@@ -299,7 +311,7 @@ class SinkThroughBinary(RewritePattern):
         operands, prelude = untransposed
         result_type = op.results[0].type
         assert isinstance(result_type, TensorType)
-        _rebuild(op, operands, result_type, perm, rewriter, prelude)
+        _rebuild(op, operands, result_type, transposes, rewriter, prelude)
 
 
 class SinkThroughConcat(RewritePattern):
@@ -324,7 +336,9 @@ class SinkThroughConcat(RewritePattern):
             return
         inputs, prelude = untransposed
         axis = op.props()["axis"] % len(perm)
-        _rebuild(op, inputs, op.output.type, perm, rewriter, prelude, axis=_i64(perm[axis]))
+        _rebuild(
+            op, inputs, op.output.type, transposes, rewriter, prelude, axis=_i64(perm[axis])
+        )
 
 
 class SinkThroughReduction(RewritePattern):
@@ -363,20 +377,21 @@ class SinkThroughReduction(RewritePattern):
             inner_shape = [inner_shape[d] for d in order]
         properties = dict(op.properties)
         properties["axes"] = i64_array(new_axes)
+        identity = outer == tuple(range(len(outer)))
         inner = type(op).create(
             operands=[transpose.input],
             result_types=[TensorType(element, inner_shape)],
             properties=properties,
-            attributes=dict(op.attributes),
+            attributes=attributes_of(op, transpose) if identity else dict(op.attributes),
         )
         new_ops: list[Operation] = [inner]
-        if outer != tuple(range(len(outer))):
+        if not identity:
             new_ops.append(
                 TransposeOp.make(
                     inner.results[0],
                     perm=outer,
                     result_types=[result_type],
-                    **source_of(op),
+                    **source_of(transpose),
                 )
             )
         rewriter.replace(op, new_ops)
@@ -439,7 +454,7 @@ class FoldFlattenTransposeIntoWeights(RewritePattern):
                 operands=[reshape.output, constant.result, *op.operands[2:]],
                 result_types=[op.output.type],
                 properties=dict(op.properties),
-                attributes=dict(op.attributes),
+                attributes=attributes_of(op, transpose),
             ),
         )
 

@@ -14,9 +14,9 @@ float layers with float weights (a quantized layer's integers would change), a l
 read by the affine op alone, no fused activation on the layer (it would sit between the
 conv and the affine op), a finite constant that varies along the channel axis (the last
 one, NHWC) at most, a nonzero divisor, and an affine result of exactly the layer's type.
-The affine op's own fused activation moves onto the folded layer. New weights and biases
-are new WeightStore constants; the arrays of the old ones, which other ops may share, are
-left alone.
+The affine op's own fused activation moves onto the folded layer, and its source layer
+into the folded layer's `fused_layers`. New weights and biases are new WeightStore
+constants; the arrays of the old ones, which other ops may share, are left alone.
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ class FoldAffineIntoLayer(RewritePattern):
             bias,
             result_types=[layer.output.type],
             **props,
-            **source_of(layer),
+            **source_of(layer, op),
         )
         old = [op.operands[0].owner, op.operands[1].owner, layer.filter.owner]
         if layer.bias is not None:

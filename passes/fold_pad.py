@@ -28,11 +28,15 @@ Reflect, symmetric and edge pads, pads of the batch or channel axes, pads whose 
 result types differ and pads whose fill is not exactly the layer's own never fold. A pad
 with several uses folds when every use is the data input of a foldable layer (the pad
 then disappears; folding into some uses only would keep the padded copy anyway).
+
+The pad's source layer goes into the `fused_layers` of the layer it folds into (of the
+first one in the block when it folds into several, so that it is listed once).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,7 +60,7 @@ from synapc.dialects.synap.base import SynapOp, element_of, is_float, shape_of
 from synapc.dialects.synap.conv import Conv2DOp, DepthwiseConv2DOp
 from synapc.dialects.synap.data_movement import PadOp
 from synapc.dialects.synap.pool import AvgPool2DOp, MaxPool2DOp
-from synapc.passes.common import integer_semantics_of, source_of
+from synapc.passes.common import in_block_order, integer_semantics_of, source_of
 
 Consumer = Conv2DOp | DepthwiseConv2DOp | MaxPool2DOp | AvgPool2DOp
 
@@ -218,17 +222,22 @@ def folded_properties(
     return props
 
 
-def _rebuilt(layer: Consumer, source: SSAValue, props: dict) -> Operation:
+def _rebuilt(
+    layer: Consumer, source: SSAValue, props: dict, absorbed: Sequence[Operation] = ()
+) -> Operation:
     """`layer` reading `source`, with `props` (set in the op's definition order, so the
     printed form does not depend on how the layer was written), its result type and its
-    source layer."""
+    source layers, plus those of the `absorbed` ops (the folded pad)."""
     operands: list[SSAValue | None] = [source]
     if isinstance(layer, Conv2DOp | DepthwiseConv2DOp):
         operands += [layer.filter, layer.bias]
     order = type(layer).get_irdl_definition().properties
     ordered = {name: props[name] for name in order if name in props}
     return type(layer).make(
-        *operands, result_types=[layer.output.type], **ordered, **source_of(layer)
+        *operands,
+        result_types=[layer.output.type],
+        **ordered,
+        **source_of(layer, *absorbed),
     )
 
 
@@ -255,8 +264,10 @@ class FoldPadIntoLayer(RewritePattern):
             if props is None:
                 return
             rewrites.append((layer, props))
+        first = in_block_order([layer for layer, _ in rewrites])[0]
         for layer, props in rewrites:
-            rewriter.replace(layer, _rebuilt(layer, op.input, props))
+            absorbed = [op] if layer is first else []
+            rewriter.replace(layer, _rebuilt(layer, op.input, props, absorbed))
         rewriter.erase(op)
 
 

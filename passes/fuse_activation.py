@@ -11,7 +11,8 @@ for producers with an `activation` property (conv2d, depthwise_conv2d, transpose
 fully_connected, add, sub, mul, div, max_pool2d, avg_pool2d) whose result has no other
 use. The clamp's bounds must be those of an `Activation`; a producer that already has an
 activation takes the intersection of both ranges, which is always an `Activation` again
-(relu then relu6 is relu6, relu_n1_to_1 then relu is relu_0_to_1).
+(relu then relu6 is relu6, relu_n1_to_1 then relu is relu_0_to_1). The clamp's source
+layer goes into the producer's `fused_layers`.
 
 Float graphs: clamping is exact in any float type, so the rewrite always holds. Quantized
 graphs (clamp input, clamp output and producer output of one per-tensor type with 8- or
@@ -63,7 +64,7 @@ from synapc.dialects.synap.conv import (
 )
 from synapc.dialects.synap.elementwise import AddOp, DivOp, MaximumOp, MulOp, SubOp
 from synapc.dialects.synap.pool import AvgPool2DOp, MaxPool2DOp
-from synapc.passes.common import constant_array, integer_semantics_of
+from synapc.passes.common import attributes_of, constant_array, integer_semantics_of
 from synapc.weights import WeightStore
 
 Bounds = tuple[float | None, float | None]
@@ -194,7 +195,7 @@ def fuse_into_producer(
         operands=list(producer.operands),
         result_types=[r.type for r in producer.results],
         properties=properties,
-        attributes=dict(producer.attributes),
+        attributes=attributes_of(producer, op),
     )
     rewriter.replace(producer, new)
     rewriter.replace(op, [], [new.results[0]])

@@ -20,7 +20,8 @@ result feeds only the pool, and only where the result stays identical:
 
 Depthwise and transposed convolutions and average pooling are left alone (the fused op
 is a plain, possibly grouped, convolution with a max pooling). The fused op keeps the
-convolution's source layer name and index.
+convolution's source layer name and index; the pool's layer goes into its
+`fused_layers`.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ class FuseConvMaxPool(RewritePattern):
             pool_kernel=p["kernel"],
             pool_strides=p["strides"],
             pool_pad=p["pad"],
-            **source_of(conv),
+            **source_of(conv, pool),
         )
         rewriter.replace(pool, fused)
         rewriter.erase(conv)

@@ -26,6 +26,9 @@ matches. Constants are matched by value within 4 ulps of their element type, and
 a scalar or a broadcast of one value. Every intermediate value must be used by the
 pattern only (x itself may have other users). Quantized chains are left alone: the fused
 op would not round its intermediates as the chain does, so its integers would differ.
+
+The fused op takes the source layer of the chain's last op; the layers of the other ops
+of the chain go into its `fused_layers`, in graph order.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from itertools import permutations
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -67,7 +70,13 @@ from synapc.dialects.synap.constant import ConstantOp
 from synapc.dialects.synap.elementwise import AddOp, DivOp, MulOp, PowOp, SubOp
 from synapc.dialects.synap.normalization import LayerNormOp
 from synapc.dialects.synap.reduce import ReduceMeanOp
-from synapc.passes.common import constant_array, source_of
+from synapc.passes.common import (
+    FUSED_LAYERS,
+    constant_array,
+    in_block_order,
+    layers_of,
+    source_of,
+)
 from synapc.weights import WeightStore
 
 _ULPS = 4
@@ -209,13 +218,15 @@ class _Match:
 
 def _replace(rewriter: PatternRewriter, match: _Match) -> None:
     """Replace the match's root by its new op and erase the matched ops (and their
-    constants) that no longer have users."""
+    constants) that no longer have users; the new op also names the source layers of
+    the erased ops (`fused_layers`)."""
     constants = [
         operand.owner
         for o in (match.root, *match.ops)
         for operand in o.operands
         if isinstance(operand.owner, ConstantOp)
     ]
+    ordered = in_block_order([match.root, *match.ops])  # while all are in the block
     rewriter.replace(match.root, match.new_op)
     pending = [o for o in match.ops if o is not match.root] + constants
     erased: set[int] = set()
@@ -227,6 +238,12 @@ def _replace(rewriter: PatternRewriter, match: _Match) -> None:
                 erased.add(id(op))
                 rewriter.erase(op)
                 progress = True
+    absorbed = [o for o in ordered if id(o) in erased or o is match.root]
+    names = [n for o in absorbed for n in layers_of(o)]
+    own = match.new_op.attributes.get("layer_name")
+    fused = [n for n in dict.fromkeys(names) if own is None or n != own.data]
+    if fused:
+        match.new_op.attributes[FUSED_LAYERS] = ArrayAttr([StringAttr(n) for n in fused])
 
 
 # --------------------------------------------------------------------------------------

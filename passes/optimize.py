@@ -5,8 +5,9 @@ activations recognised, batch-norm folded into convolutions, layout transposes s
 cancelled, pads folded into layers, activations and max pools fused into the layers that
 produce them, then common subexpressions and dead ops removed. One rewrite can enable
 another (a folded batch-norm exposes a ReLU to fuse, a sunk transpose meets its inverse),
-so the sequence repeats until a round changes nothing. This is the one place the
-pipeline is defined: `synapc.optimize` / `synapc.compile` run it, and
+so the sequence repeats until a round changes nothing; then the `fused_layers` of every
+op are put in the source order of the layers (see `passes/common.py`). This is the one
+place the pipeline is defined: `synapc.optimize` / `synapc.compile` run it, and
 ``synapc-opt -p optimize`` shows it.
 """
 
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
+from synapc.passes.common import layer_order, sort_fused_layers
 
 #: The passes of one round, in order.
 ROUND: tuple[str, ...] = (
@@ -70,11 +73,13 @@ class OptimizePass(ModulePass):
         from synapc.passes.registry import get_pass
 
         passes = [get_pass(name)() for name in ROUND]
+        order = layer_order(op)
         before = fingerprint(op)
         for _ in range(self.max_rounds):
             for p in passes:
                 p.apply(ctx, op)
             after = fingerprint(op)
             if after == before:
-                return
+                break
             before = after
+        sort_fused_layers(op, order)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, NoReturn, Self
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BytesAttr,
     DenseArrayBase,
     FloatAttr,
@@ -190,14 +191,20 @@ def _as_values(
 
 
 class SynapOp(IRDLOperation):
-    """Base of all synap ops: pure, NHWC, static shapes, source layer kept.
+    """Base of all synap ops: pure, NHWC, static shapes, source layers kept.
 
     `layer_name` and `layer_index` name the layer of the source model the op comes from
-    (the metafile, `model_info.txt` and profiles address layers by them).
+    (the metafile, `model_info.txt` and profiles address layers by them). `fused_layers`
+    (``["bn_mul", "relu1"]``, absent when empty) names the other source layers the op
+    also computes since a pass absorbed them (a folded batch-norm or pad, a fused
+    activation or pool, the ops of a matched activation chain, a merged duplicate), in
+    source graph order and without the op's own `layer_name`; passes maintain it with
+    `synapc.passes.common.source_of`, so every source layer stays findable after fusion.
     """
 
     layer_name = opt_attr_def(StringAttr)
     layer_index = opt_attr_def(IntegerAttr.constr(type=i64))
+    fused_layers = opt_attr_def(ArrayAttr[StringAttr])
 
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
@@ -292,13 +299,15 @@ class SynapOp(IRDLOperation):
         element_type: Attribute | None = None,
         layer_name: str | None = None,
         layer_index: int | None = None,
+        fused_layers: Sequence[str] | None = None,
         **props: Any,
     ) -> Self:
         """Build the op from values and Python property values.
 
         Operands follow the op's definition order (a sequence for a variadic operand,
         None for an absent optional one). Without `result_types`, result shapes come from
-        `infer_shapes` and the element type from `element_type` or operand 0.
+        `infer_shapes` and the element type from `element_type` or operand 0. An empty
+        `fused_layers` sets no attribute.
         """
         op_def = cls.get_irdl_definition()
         properties: dict[str, Attribute] = {}
@@ -338,6 +347,8 @@ class SynapOp(IRDLOperation):
             attributes["layer_name"] = StringAttr(layer_name)
         if layer_index is not None:
             attributes["layer_index"] = IntegerAttr(layer_index, i64)
+        if fused_layers:
+            attributes["fused_layers"] = ArrayAttr([StringAttr(n) for n in fused_layers])
         return cls.build(
             operands=operand_list,
             result_types=list(result_types),

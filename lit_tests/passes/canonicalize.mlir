@@ -67,3 +67,42 @@ func.func @requantize(%x: tensor<4x!quant.uniform<u8:f32, 0.5:128>>) -> tensor<4
   %a = synap.quantize %x : (tensor<4x!quant.uniform<u8:f32, 0.5:128>>) -> tensor<4x!quant.uniform<u8:f32, 0.25:128>>
   func.return %a : tensor<4x!quant.uniform<u8:f32, 0.25:128>>
 }
+
+// -----
+
+// Source layers of removed ops stay findable: an identity or a cancelled transpose pair
+// goes into the fused_layers of the op producing the value passed on, or, when that is a
+// function argument, of the op reading it; a merged reshape chain keeps both layers.
+// CHECK-LABEL: func.func @provenance
+// CHECK-NEXT:    %[[S:.*]] = synap.sigmoid %x {layer_name = "sig", fused_layers = ["t1", "t2", "noop"]}
+// CHECK-NEXT:    %[[T:.*]] = synap.tanh %x {layer_name = "th", fused_layers = ["arg_noop"]}
+// CHECK-NEXT:    %[[R:.*]] = synap.reshape %x {layer_name = "r2", fused_layers = ["r1"]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT:    func.return %[[S]], %[[T]], %[[R]]
+func.func @provenance(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2xf32>) {
+  %s = synap.sigmoid %x {layer_name = "sig"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %t1 = synap.transpose %s {layer_name = "t1", perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %t2 = synap.transpose %t1 {layer_name = "t2", perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %n = synap.reshape %t2 {layer_name = "noop"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %a = synap.reshape %x {layer_name = "arg_noop"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %th = synap.tanh %a {layer_name = "th"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r1 = synap.reshape %x {layer_name = "r1"} : (tensor<2x3xf32>) -> tensor<6xf32>
+  %r2 = synap.reshape %r1 {layer_name = "r2"} : (tensor<6xf32>) -> tensor<3x2xf32>
+  func.return %n, %th, %r2 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// A transpose pair merges into one transpose that names both; when the first transpose
+// has another user it stays, and only the second one's layer moves.
+// CHECK-LABEL: func.func @provenance_shared
+// CHECK-NEXT:    %[[A:.*]] = synap.transpose %x {layer_name = "a", perm = array<i64: 1, 2, 0>}
+// CHECK-NEXT:    %[[B:.*]] = synap.transpose %x {layer_name = "b", perm = array<i64: 2, 1, 0>}
+// CHECK-NEXT:    %[[C:.*]] = synap.transpose %x {layer_name = "d", fused_layers = ["c"], perm = array<i64: 2, 0, 1>}
+// CHECK-NEXT:    func.return %[[A]], %[[B]], %[[C]]
+func.func @provenance_shared(%x: tensor<2x3x4xf32>) -> (tensor<3x4x2xf32>, tensor<4x3x2xf32>, tensor<4x2x3xf32>) {
+  %a = synap.transpose %x {layer_name = "a", perm = array<i64: 1, 2, 0>} : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
+  %b = synap.transpose %a {layer_name = "b", perm = array<i64: 1, 0, 2>} : (tensor<3x4x2xf32>) -> tensor<4x3x2xf32>
+  %c = synap.transpose %x {layer_name = "c", perm = array<i64: 1, 2, 0>} : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
+  %d = synap.transpose %c {layer_name = "d", perm = array<i64: 1, 2, 0>} : (tensor<3x4x2xf32>) -> tensor<4x2x3xf32>
+  func.return %a, %b, %d : tensor<3x4x2xf32>, tensor<4x3x2xf32>, tensor<4x2x3xf32>
+}

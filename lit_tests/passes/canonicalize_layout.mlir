@@ -250,3 +250,30 @@ func.func @pool_and_unit(%x: tensor<1x8x8x4xf32>, %y: tensor<1x1x1x4xf32>) -> (t
   %3 = synap.reshape %2 : (tensor<1x4x1x1xf32>) -> tensor<4xf32>
   func.return %1, %3 : tensor<1x4x4x4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Source layers: a sunk transpose keeps its own layer (the op it passed keeps its one,
+// see "te" and "exp"); transposes sinking as one name the first and fuse the others
+// ("tx" with "ty" past the add and the sigmoid); a cancelled pair goes into the op
+// producing the value passed on ("tx", "ty", "back" into the sigmoid); a transpose that
+// a reduction takes over (nothing left to transpose after it) goes into the reduction.
+// CHECK-LABEL: func.func @provenance
+// CHECK-NEXT:    %[[A:.*]] = synap.add %x, %y {layer_name = "add"} : (tensor<1x8x8x4xf32>, tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT:    %[[S:.*]] = synap.sigmoid %[[A]] {layer_name = "sig", fused_layers = ["tx", "ty", "back"]} : (tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT:    %[[M:.*]] = synap.reduce_mean %[[S]] {layer_name = "gap", fused_layers = ["tm"], axes = array<i64: 1, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT:    %[[E:.*]] = synap.exp %x {layer_name = "exp"} : (tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT:    %[[T:.*]] = synap.transpose %[[E]] {layer_name = "te", perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NEXT:    func.return %[[S]], %[[M]], %[[T]]
+func.func @provenance(%x: tensor<1x8x8x4xf32>, %y: tensor<1x8x8x4xf32>) -> (tensor<1x8x8x4xf32>, tensor<1x4xf32>, tensor<1x4x8x8xf32>) {
+  %0 = synap.transpose %x {layer_name = "tx", perm = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x8x8xf32>
+  %1 = synap.transpose %y {layer_name = "ty", perm = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x8x8xf32>
+  %2 = synap.add %0, %1 {layer_name = "add"} : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %3 = synap.sigmoid %2 {layer_name = "sig"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %4 = synap.transpose %3 {layer_name = "back", perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x8x8x4xf32>
+  %5 = synap.transpose %4 {layer_name = "tm", perm = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x8x8xf32>
+  %6 = synap.reduce_mean %5 {layer_name = "gap", axes = array<i64: 2, 3>} : (tensor<1x4x8x8xf32>) -> tensor<1x4xf32>
+  %7 = synap.transpose %x {layer_name = "te", perm = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x8x8xf32>
+  %8 = synap.exp %7 {layer_name = "exp"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  func.return %4, %6, %8 : tensor<1x8x8x4xf32>, tensor<1x4xf32>, tensor<1x4x8x8xf32>
+}

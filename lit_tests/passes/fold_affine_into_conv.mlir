@@ -11,7 +11,7 @@
 // CHECK-LABEL: func.func @conv_mul_add(
 // CHECK-NEXT:    %[[W:.*]] = synap.constant dense_resource<c1_w_0> : tensor<2x1x1x1xf32>
 // CHECK-NEXT:    %[[B:.*]] = synap.constant dense_resource<c1_b_1> : tensor<2xf32>
-// CHECK-NEXT:    %[[Y:.*]] = synap.conv2d %x, %[[W]], %[[B]] {layer_name = "conv1", layer_index = 4 : i64} : (tensor<1x2x2x1xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+// CHECK-NEXT:    %[[Y:.*]] = synap.conv2d %x, %[[W]], %[[B]] {layer_name = "conv1", layer_index = 4 : i64, fused_layers = ["bn1/mul", "bn1/add"]} : (tensor<1x2x2x1xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
 // CHECK-NEXT:    func.return %[[Y]] : tensor<1x2x2x2xf32>
 // CHECK:         c1_b_1: "0x0400000000002040000080BE",
 // CHECK-NEXT:    c1_w_0: "0x04000000000000400000803F"

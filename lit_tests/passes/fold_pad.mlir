@@ -7,7 +7,7 @@
 // A float zero pad of H and W becomes the conv's own padding; the conv keeps its source
 // layer.
 // CHECK-LABEL: func.func @fold_conv_float
-// CHECK-NEXT:    %y = synap.conv2d %x, %w, %b {layer_name = "conv", layer_index = 7 : i64, pad = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8xf32>, tensor<16x3x3x8xf32>, tensor<16xf32>) -> tensor<1x6x6x16xf32>
+// CHECK-NEXT:    %y = synap.conv2d %x, %w, %b {layer_name = "conv", layer_index = 7 : i64, fused_layers = ["pad"], pad = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8xf32>, tensor<16x3x3x8xf32>, tensor<16xf32>) -> tensor<1x6x6x16xf32>
 // CHECK-NEXT:    func.return %y
 func.func @fold_conv_float(%x: tensor<1x6x6x8xf32>, %w: tensor<16x3x3x8xf32>, %b: tensor<16xf32>) -> tensor<1x6x6x16xf32> {
   %p = synap.pad %x {layer_name = "pad", pads = array<i64: 0, 0, 1, 1, 1, 1, 0, 0>} : (tensor<1x6x6x8xf32>) -> tensor<1x8x8x8xf32>
@@ -207,15 +207,16 @@ func.func @keep_pad_also_read_by_unfoldable_pool(%x: tensor<1x6x6x4xf32>, %w: te
 
 // -----
 
-// A pad read by several layers that can all take it folds into each of them.
+// A pad read by several layers that can all take it folds into each of them; its source
+// layer goes to the first of them only (so that it is listed once).
 // CHECK-LABEL: func.func @fold_shared_by_two_layers
-// CHECK-NEXT:    %y = synap.conv2d %x, %w {pad = array<i64: 1, 1, 1, 1>} :
-// CHECK-NEXT:    %z = synap.avg_pool2d %x {count_include_pad = true, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>} :
+// CHECK-NEXT:    %y = synap.conv2d %x, %w {layer_name = "conv", fused_layers = ["pad"], pad = array<i64: 1, 1, 1, 1>} :
+// CHECK-NEXT:    %z = synap.avg_pool2d %x {layer_name = "pool", count_include_pad = true, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>} :
 // CHECK-NEXT:    func.return %y, %z
 func.func @fold_shared_by_two_layers(%x: tensor<1x6x6x4xf32>, %w: tensor<4x3x3x4xf32>) -> (tensor<1x6x6x4xf32>, tensor<1x6x6x4xf32>) {
-  %p = synap.pad %x {pads = array<i64: 0, 0, 1, 1, 1, 1, 0, 0>} : (tensor<1x6x6x4xf32>) -> tensor<1x8x8x4xf32>
-  %y = synap.conv2d %p, %w : (tensor<1x8x8x4xf32>, tensor<4x3x3x4xf32>) -> tensor<1x6x6x4xf32>
-  %z = synap.avg_pool2d %p {kernel = array<i64: 3, 3>} : (tensor<1x8x8x4xf32>) -> tensor<1x6x6x4xf32>
+  %p = synap.pad %x {layer_name = "pad", pads = array<i64: 0, 0, 1, 1, 1, 1, 0, 0>} : (tensor<1x6x6x4xf32>) -> tensor<1x8x8x4xf32>
+  %y = synap.conv2d %p, %w {layer_name = "conv"} : (tensor<1x8x8x4xf32>, tensor<4x3x3x4xf32>) -> tensor<1x6x6x4xf32>
+  %z = synap.avg_pool2d %p {layer_name = "pool", kernel = array<i64: 3, 3>} : (tensor<1x8x8x4xf32>) -> tensor<1x6x6x4xf32>
   func.return %y, %z : tensor<1x6x6x4xf32>, tensor<1x6x6x4xf32>
 }
 

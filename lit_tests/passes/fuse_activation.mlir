@@ -3,7 +3,7 @@
 // A clamp with an activation's bounds folds into the producer's activation; the producer
 // keeps its layer name. ReLU (min 0), ReLU6, ReLU_N1_TO_1 and clip(0, 1) all fuse.
 // CHECK-LABEL: func.func @float_conv_layers
-// CHECK-NEXT:    %[[A:.*]] = synap.conv2d %x, %w {layer_name = "conv1", layer_index = 3 : i64, activation = #synap<activation relu6>}
+// CHECK-NEXT:    %[[A:.*]] = synap.conv2d %x, %w {layer_name = "conv1", layer_index = 3 : i64, fused_layers = ["relu1"], activation = #synap<activation relu6>}
 // CHECK-NEXT:    %[[B:.*]] = synap.depthwise_conv2d %x, %dw {activation = #synap<activation relu_n1_to_1>}
 // CHECK-NEXT:    %[[C:.*]] = synap.transpose_conv2d %x, %tw {activation = #synap<activation relu_0_to_1>}
 // CHECK-NEXT:    %[[D:.*]] = synap.fully_connected %v, %fw {activation = #synap<activation relu>}
@@ -51,12 +51,13 @@ func.func @float_elementwise_pool(%a: tensor<1x4x4x3xf32>, %b: tensor<1x4x4x3xf3
 
 // A producer that already has an activation takes the intersection of both ranges when
 // it is an activation: relu then relu6 = relu6, relu6 then relu = relu6,
-// relu_n1_to_1 then relu = relu_0_to_1, and a chain of clamps folds step by step.
+// relu_n1_to_1 then relu = relu_0_to_1, and a chain of clamps folds step by step, each
+// clamp's layer joining the producer's fused_layers in graph order.
 // CHECK-LABEL: func.func @compose
 // CHECK-NEXT:    %[[A:.*]] = synap.add %a, %b {activation = #synap<activation relu6>}
 // CHECK-NEXT:    %[[S:.*]] = synap.sub %a, %b {activation = #synap<activation relu6>}
 // CHECK-NEXT:    %[[M:.*]] = synap.mul %a, %b {activation = #synap<activation relu_0_to_1>}
-// CHECK-NEXT:    %[[D:.*]] = synap.div %a, %b {activation = #synap<activation relu_0_to_1>}
+// CHECK-NEXT:    %[[D:.*]] = synap.div %a, %b {layer_name = "div", fused_layers = ["bn", "relu6", "clip"], activation = #synap<activation relu_0_to_1>}
 // CHECK-NEXT:    func.return %[[A]], %[[S]], %[[M]], %[[D]] :
 func.func @compose(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %0 = synap.add %a, %b {activation = #synap<activation relu>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -65,9 +66,9 @@ func.func @compose(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tens
   %3 = synap.clamp %2 {min = 0.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
   %4 = synap.mul %a, %b {activation = #synap<activation relu_n1_to_1>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %5 = synap.clamp %4 {min = 0.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
-  %6 = synap.div %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %7 = synap.clamp %6 {min = 0.0 : f32, max = 6.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
-  %8 = synap.clamp %7 {min = -1.0 : f32, max = 1.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+  %6 = synap.div %a, %b {layer_name = "div", fused_layers = ["bn"]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %7 = synap.clamp %6 {layer_name = "relu6", min = 0.0 : f32, max = 6.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+  %8 = synap.clamp %7 {layer_name = "clip", min = -1.0 : f32, max = 1.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>
   func.return %1, %3, %5, %8 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
@@ -208,14 +209,14 @@ builtin.module attributes {"synap.integer_semantics" = "onnx"} {
 // maximum(x, 0 constant) is a ReLU: float zeros, or stored zero points of x's quantized
 // type; the constant goes with the maximum.
 // CHECK-LABEL: func.func @maximum_zero
-// CHECK-NEXT:    %[[A:.*]] = synap.add %a, %a {activation = #synap<activation relu>}
+// CHECK-NEXT:    %[[A:.*]] = synap.add %a, %a {layer_name = "add", fused_layers = ["relu"], activation = #synap<activation relu>}
 // CHECK-NEXT:    %[[Q:.*]] = synap.add %q, %q {activation = #synap<activation relu>}
 // CHECK-NEXT:    func.return %[[A]], %[[Q]] :
 func.func @maximum_zero(%a: tensor<1x4xf32>, %q: tensor<1x4x!quant.uniform<u8:f32, 0.1:128>>) -> (tensor<1x4xf32>, tensor<1x4x!quant.uniform<u8:f32, 0.1:128>>) {
   %zero = synap.constant dense_resource<zero> : tensor<1xf32>
   %qzero = synap.constant dense_resource<qzero> : tensor<1x!quant.uniform<u8:f32, 0.1:128>>
-  %0 = synap.add %a, %a : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
-  %1 = synap.maximum %0, %zero : (tensor<1x4xf32>, tensor<1xf32>) -> tensor<1x4xf32>
+  %0 = synap.add %a, %a {layer_name = "add"} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %1 = synap.maximum %0, %zero {layer_name = "relu"} : (tensor<1x4xf32>, tensor<1xf32>) -> tensor<1x4xf32>
   %2 = synap.add %q, %q : (tensor<1x4x!quant.uniform<u8:f32, 0.1:128>>, tensor<1x4x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<1x4x!quant.uniform<u8:f32, 0.1:128>>
   %3 = synap.maximum %qzero, %2 : (tensor<1x!quant.uniform<u8:f32, 0.1:128>>, tensor<1x4x!quant.uniform<u8:f32, 0.1:128>>) -> tensor<1x4x!quant.uniform<u8:f32, 0.1:128>>
   func.return %1, %3 : tensor<1x4xf32>, tensor<1x4x!quant.uniform<u8:f32, 0.1:128>>

@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @float_conv_relu_pool
 // CHECK-NEXT:    %w = synap.constant dense_resource<w> : tensor<8x3x3x3xf32>
 // CHECK-NEXT:    %b = synap.constant dense_resource<b> : tensor<8xf32>
-// CHECK-NEXT:    %p = synap.conv2d_pool %x, %w, %b {layer_name = "conv", layer_index = 2 : i64, pad = array<i64: 1, 1, 1, 1>, activation = #synap<activation relu>, pool_kernel = array<i64: 2, 2>, pool_strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %p = synap.conv2d_pool %x, %w, %b {layer_name = "conv", layer_index = 2 : i64, fused_layers = ["pool"], pad = array<i64: 1, 1, 1, 1>, activation = #synap<activation relu>, pool_kernel = array<i64: 2, 2>, pool_strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
 // CHECK-NEXT:    func.return %p : tensor<1x4x4x8xf32>
 func.func @float_conv_relu_pool(%x: tensor<1x8x8x3xf32>) -> tensor<1x4x4x8xf32> {
   %w = synap.constant dense_resource<w> : tensor<8x3x3x3xf32>
@@ -138,7 +138,7 @@ func.func @other_producers_and_pools(%x: tensor<1x8x8x3xf32>) -> (tensor<1x4x4x3
 // CHECK-LABEL: func.func @quantized_tflite
 // CHECK-NEXT:    %w = synap.constant
 // CHECK-NEXT:    %b = synap.constant
-// CHECK-NEXT:    %p = synap.conv2d_pool %x, %w, %b {layer_name = "conv", pad = array<i64: 1, 1, 1, 1>, pool_kernel = array<i64: 2, 2>, pool_strides = array<i64: 2, 2>} : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.05:-3>>, tensor<4x3x3x3x!quant.uniform<i8:f32:0, {0.01,0.02,0.015,0.005}>>, tensor<4x!quant.uniform<i32:f32:0, {0.0005,0.001,0.00075,0.00025}>>) -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.25:5>>
+// CHECK-NEXT:    %p = synap.conv2d_pool %x, %w, %b {layer_name = "conv", fused_layers = ["pool"], pad = array<i64: 1, 1, 1, 1>, pool_kernel = array<i64: 2, 2>, pool_strides = array<i64: 2, 2>} : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.05:-3>>, tensor<4x3x3x3x!quant.uniform<i8:f32:0, {0.01,0.02,0.015,0.005}>>, tensor<4x!quant.uniform<i32:f32:0, {0.0005,0.001,0.00075,0.00025}>>) -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.25:5>>
 // CHECK-NEXT:    %q = synap.conv2d_pool %x, %w, %b {activation = #synap<activation relu>, pool_kernel = array<i64: 3, 3>, pool_strides = array<i64: 2, 2>} : {{.*}} -> tensor<1x2x2x4x!quant.uniform<i8:f32, 0.25:5>>
 // CHECK-NEXT:    func.return %p, %q
 func.func @quantized_tflite(%x: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.05:-3>>) -> (tensor<1x4x4x4x!quant.uniform<i8:f32, 0.25:5>>, tensor<1x2x2x4x!quant.uniform<i8:f32, 0.25:5>>) {

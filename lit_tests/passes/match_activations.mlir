@@ -5,16 +5,17 @@
 // so every case carries its blobs. Each positive case is also run before and after the
 // pass on the JAX backend by tests/test_pass_match_activations.py.
 
-// hard-swish as PyTorch exports it before opset 14: x * clip(x + 3, 0, 6) / 6.
+// hard-swish as PyTorch exports it before opset 14: x * clip(x + 3, 0, 6) / 6. The fused
+// op takes the last op's layer; the others' go into its fused_layers, in graph order.
 // CHECK-LABEL: func.func @hard_swish_div
-// CHECK-NEXT:    %[[Y:.*]] = synap.hard_swish %x {layer_name = "div"} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %[[Y:.*]] = synap.hard_swish %x {layer_name = "div", fused_layers = ["add", "clip", "mul"]} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
 // CHECK-NEXT:    func.return %[[Y]] : tensor<1x4x4x8xf32>
 func.func @hard_swish_div(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
   %three = synap.constant dense_resource<three> : tensor<1x1x1x1xf32>
   %six = synap.constant dense_resource<six> : tensor<1x1x1x1xf32>
   %a = synap.add %x, %three {layer_name = "add"} : (tensor<1x4x4x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x4x8xf32>
-  %r = synap.clamp %a {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
-  %m = synap.mul %x, %r : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %r = synap.clamp %a {layer_name = "clip", min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %m = synap.mul %x, %r {layer_name = "mul"} : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
   %y = synap.div %m, %six {layer_name = "div"} : (tensor<1x4x4x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x4x8xf32>
   func.return %y : tensor<1x4x4x8xf32>
 }
@@ -305,15 +306,15 @@ func.func @gelu_tanh_cube(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
 
 // GELU, exact form, as PyTorch exports nn.GELU(): x / sqrt(2), erf, + 1, * x, * 0.5.
 // CHECK-LABEL: func.func @gelu_erf_div
-// CHECK-NEXT:    %[[Y:.*]] = synap.gelu %x {layer_name = "mul_1"} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %[[Y:.*]] = synap.gelu %x {layer_name = "mul_1", fused_layers = ["div", "erf", "add", "mul"]} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
 // CHECK-NEXT:    func.return %[[Y]] : tensor<1x4x4x8xf32>
 func.func @gelu_erf_div(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
   %sqrt2 = synap.constant dense_resource<sqrt2> : tensor<f32>
   %one = synap.constant dense_resource<one> : tensor<f32>
   %half = synap.constant dense_resource<half> : tensor<f32>
-  %d = synap.div %x, %sqrt2 : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
-  %e = synap.erf %d : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
-  %s = synap.add %e, %one : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %d = synap.div %x, %sqrt2 {layer_name = "div"} : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %e = synap.erf %d {layer_name = "erf"} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %s = synap.add %e, %one {layer_name = "add"} : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
   %m = synap.mul %x, %s {layer_name = "mul"} : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
   %y = synap.mul %m, %half {layer_name = "mul_1"} : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
   func.return %y : tensor<1x4x4x8xf32>

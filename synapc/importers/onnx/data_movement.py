@@ -143,7 +143,7 @@ def slice_(imp: Importer, node: Node) -> None:
 def _reshape_to(imp: Importer, node: Node, shape: tuple[int, ...]) -> None:
     x = node.inputs[0]
     value = imp.get(x, quantized=node.quantized)
-    imp.bind_output(node, imp.reshape(value, shape))
+    imp.bind_output(node, imp.reshape(value, shape, **node.source))
 
 
 @converts("Reshape", quantized=_input)

@@ -120,14 +120,16 @@ def _fold_into_conv(
         imp.weights.constant(new_weights, f"{node.name}.weight"),
         imp.weights.constant(new_bias, f"{node.name}.bias"),
     ]
-    props = op.props()
+    # the convolution keeps its name; the batch norm is a layer it now also computes
+    fused = [a.data for a in op.fused_layers.data] if op.fused_layers is not None else []
     new_op = type(op).make(
         op.operands[0],
         *(c.results[0] for c in new_constants),
         result_types=[op.results[0].type],
-        layer_name=node.name,
-        layer_index=node.index,
-        **props,
+        layer_name=op.layer_name.data if op.layer_name is not None else node.name,
+        layer_index=op.layer_index.value.data if op.layer_index is not None else node.index,
+        fused_layers=[*fused, node.name],
+        **op.props(),
     )
     imp.ops[index : index + 1] = [*new_constants, new_op]
     op.drop_all_references()
