@@ -1,6 +1,7 @@
 """Model importers: each reads one file format into a `synapc.Model` in the synap dialect.
 
-`import_model` picks the importer by file extension.
+`import_model` picks the importer by file extension. With `outputs` it cuts the model at
+those tensors (a metafile's ``outputs[].name``): only what they depend on is imported.
 """
 
 from __future__ import annotations
@@ -16,11 +17,22 @@ from synapc.model import Model
 def import_model(
     path: str | os.PathLike[str],
     input_shapes: Mapping[str, Sequence[int]] | Sequence[Sequence[int]] | None = None,
+    outputs: Sequence[str] | None = None,
 ) -> Model:
     """Import a model file (`.tflite`, `.onnx`, TorchScript `.torchscript` / `.pt` /
     `.pth`) into the synap dialect. `input_shapes` (by input name or in input order)
     fixes the dynamic dimensions of ONNX inputs and is required for TorchScript, which
-    records no shapes."""
+    records no shapes.
+
+    `outputs` cuts the model: its outputs become exactly these tensors, in this order
+    (``model.outputs[i].name == outputs[i]``), and only the operators they depend on
+    are imported, so unsupported operators after the cut do no harm. The names are the
+    source's tensor names: ONNX value names, TFLite tensor names, and for TorchScript the
+    value names of the frozen graph (``y.1``), a scripted forward's variable names
+    (``y``) or the translated ONNX tensor names (see `import_torchscript`). A model
+    input may be named (it is returned as is). Every model input stays an input, even
+    one the cut no longer uses. A name that is no tensor of the model raises
+    `SynapcError` listing the closest names."""
     path = Path(path)
     if not path.is_file():
         raise SynapcError(f"{path}: no such model file")
@@ -32,15 +44,15 @@ def import_model(
             raise SynapcError(
                 f"{path}: TFLite models have static shapes; drop input_shapes"
             )
-        return import_tflite(path)
+        return import_tflite(path, outputs)
     if suffix == ".onnx":
         from synapc.importers.onnx import import_onnx
 
-        return import_onnx(path, input_shapes)
+        return import_onnx(path, input_shapes, outputs=outputs)
     if suffix in (".torchscript", ".pt", ".pth"):
         from synapc.importers.torchscript import import_torchscript
 
-        return import_torchscript(path, input_shapes)
+        return import_torchscript(path, input_shapes, outputs)
     raise SynapcError(
         f"{path}: unknown model format '{suffix}' "
         "(supported: .tflite, .onnx, .torchscript, .pt, .pth)"

@@ -37,6 +37,7 @@ from synapc.dialects.synap.conversion import DequantizeOp, QuantizeOp
 from synapc.dialects.synap.data_movement import ReshapeOp, TransposeOp
 from synapc.dtypes import element_type_for
 from synapc.errors import SynapcError
+from synapc.importers.cut import ancestors, check_requested, unknown_output
 from synapc.importers.onnx import layout
 from synapc.importers.onnx.layout import Perm
 from synapc.model import Model, TensorInfo
@@ -124,9 +125,18 @@ class Node:
 
 
 class Importer:
-    """State of one import: the ONNX tensors seen so far and the IR ops emitted."""
+    """State of one import: the ONNX tensors seen so far and the IR ops emitted.
 
-    def __init__(self, path: Path, proto: onnx.ModelProto, input_shapes: InputShapes):
+    `outputs` (ONNX tensor names) cuts the graph: the model returns those tensors, in
+    that order, and only the nodes they depend on are converted (`kept`)."""
+
+    def __init__(
+        self,
+        path: Path,
+        proto: onnx.ModelProto,
+        input_shapes: InputShapes,
+        outputs: Sequence[str] | None = None,
+    ):
         self.path = path
         self.proto = proto
         self.graph = proto.graph
@@ -139,15 +149,47 @@ class Importer:
         self._cache: dict[tuple[Any, ...], SSAValue] = {}
         #: float result of a node folded into a QuantizeLinear -> that Q's output
         self._folded_q: dict[str, str] = {}
-        #: tensor name -> indices of the nodes that read it (-1: a graph output)
+        #: the tensors the model returns: the graph outputs, or the cut's
+        self.output_names = (
+            [o.name for o in self.graph.output]
+            if outputs is None
+            else self._requested(outputs)
+        )
+        #: indices of the nodes converted: all, or the ancestors of a cut's outputs
+        self.kept: set[int] = (
+            set(range(len(self.graph.node)))
+            if outputs is None
+            else self._ancestors(self.output_names)
+        )
+        #: tensor name -> indices of the kept nodes that read it (-1: a model output)
         self.readers: dict[str, list[int]] = {}
         for k, node in enumerate(self.graph.node):
-            for name in node.input:
-                if name:
-                    self.readers.setdefault(name, []).append(k)
-        for output in self.graph.output:
-            self.readers.setdefault(output.name, []).append(-1)
+            if k in self.kept:
+                for name in node.input:
+                    if name:
+                        self.readers.setdefault(name, []).append(k)
+        for name in self.output_names:
+            self.readers.setdefault(name, []).append(-1)
         self.input_shapes = input_shapes
+
+    # -- cutting ---------------------------------------------------------------------
+    def _requested(self, outputs: Sequence[str]) -> list[str]:
+        """The cut's output names, each checked to be a tensor of the main graph (a
+        graph input, an initializer or a node output)."""
+        names = check_requested(self.path, outputs)
+        known = {i.name for i in self.graph.input}
+        known.update(i.name for i in self.graph.initializer)
+        known.update(o for node in self.graph.node for o in node.output if o)
+        for name in names:
+            if name not in known:
+                raise unknown_output(self.path, name, known)
+        return names
+
+    def _ancestors(self, names: Sequence[str]) -> set[int]:
+        """Indices of the nodes the tensors `names` depend on."""
+        nodes = self.graph.node
+        producer = {o: k for k, node in enumerate(nodes) for o in node.output if o}
+        return ancestors(names, producer, lambda k: _reads(nodes[k]))
 
     # -- tensors ---------------------------------------------------------------------
     def tensor(self, name: str) -> Tensor:
@@ -285,12 +327,15 @@ class Importer:
             return self.reshape(value, tuple(shape[p] for p in perm))
         return self.append(TransposeOp.make(value, perm=perm))
 
-    def reshape(self, value: SSAValue, shape: Sequence[int]) -> SSAValue:
-        """`value` reshaped to `shape` (itself when it has that shape)."""
+    def reshape(self, value: SSAValue, shape: Sequence[int], **source: Any) -> SSAValue:
+        """`value` reshaped to `shape` (itself when it has that shape); `source` names
+        the node the reshape computes, when it is one."""
         if tuple(shape) == tuple(shape_of(value)):
             return value
         element = element_of(value)
-        return self.append(ReshapeOp.make(value, result_types=[TensorType(element, shape)]))
+        return self.append(
+            ReshapeOp.make(value, result_types=[TensorType(element, shape)], **source)
+        )
 
     def append(self, op: Operation) -> SSAValue:
         """Append `op` and return its first result."""
@@ -376,7 +421,7 @@ class Importer:
         skip: set[int] = set()
         nodes = list(self.graph.node)
         for index, proto in enumerate(nodes):
-            if index in skip:
+            if index in skip or index not in self.kept:
                 continue
             node = Node(self, index, proto)
             domain = proto.domain if proto.domain != "ai.onnx" else ""
@@ -399,7 +444,7 @@ class Importer:
                 raise
             except Exception as error:  # a verifier or shape rule rejected the layer
                 raise node.fail(str(error).splitlines()[0]) from None
-        outputs = [o.name for o in self.graph.output]
+        outputs = self.output_names
         results = [self.get(name) for name in outputs]
         self._drop_dead_ops(results)
         func.body.block.add_ops([*self.ops, ReturnOp(*results)])
@@ -610,6 +655,20 @@ def dequantize_array(array: np.ndarray, qtype: UniformQuantizedType) -> np.ndarr
     return real.astype(np.float32)
 
 
+def _reads(node: onnx.NodeProto) -> list[str]:
+    """The tensors `node` reads: its inputs and the outer-scope names its subgraphs
+    (If / Loop / Scan bodies) use."""
+    names = [n for n in node.input if n]
+    for attribute in node.attribute:
+        graphs = list(attribute.graphs)
+        if attribute.HasField("g"):
+            graphs.append(attribute.g)
+        for graph in graphs:
+            for inner in graph.node:
+                names.extend(_reads(inner))
+    return names
+
+
 def _first_value(operands: Sequence[Any]) -> SSAValue | None:
     """The first operand value of an op's operand list (which may nest lists)."""
     for operand in operands:
@@ -659,14 +718,18 @@ def import_onnx(
     path: str | os.PathLike[str],
     input_shapes: InputShapes = None,
     proto: onnx.ModelProto | None = None,
+    outputs: Sequence[str] | None = None,
 ) -> Model:
     """Import an ONNX model. `input_shapes` (by name or in input order) fixes dynamic
-    dimensions; a symbolic leading (batch) dimension defaults to 1."""
+    dimensions; a symbolic leading (batch) dimension defaults to 1. `outputs` (ONNX
+    tensor names: node outputs, graph inputs or initializers) cuts the graph there: the
+    model returns those tensors in that order, only the nodes they depend on are
+    converted, and every graph input stays a model input."""
     path = Path(path)
     if proto is None:
         proto = load_onnx(path)
     try:
-        return Importer(path, proto, input_shapes).run()
+        return Importer(path, proto, input_shapes, outputs).run()
     except SynapcError:
         raise
     except Exception as error:  # a malformed graph

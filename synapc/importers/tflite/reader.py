@@ -11,7 +11,7 @@ as `layer_name` and the operator index as `layer_index`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap.base import SynapOp, shape_of
 from synapc.dtypes import element_type_for
 from synapc.errors import SynapcError
+from synapc.importers.cut import ancestors, check_requested, unknown_output
 from synapc.model import Model, TensorInfo
 from synapc.weights import WeightStore
 
@@ -101,9 +102,12 @@ def _as_list(value: Any) -> list[int]:
 
 
 class Importer:
-    """State of one import: tensors seen so far and the ops emitted."""
+    """State of one import: tensors seen so far and the ops emitted.
 
-    def __init__(self, path: Path, data: bytes):
+    `outputs` (TFLite tensor names) cuts the graph: the model returns those tensors, in
+    that order, and only the operators they depend on are converted."""
+
+    def __init__(self, path: Path, data: bytes, outputs: Sequence[str] | None = None):
         self.path = path
         self.data = data
         self.model = tflite.Model.GetRootAs(data, 0)
@@ -113,6 +117,43 @@ class Importer:
         self.weights = WeightStore()
         self.values: dict[int, SSAValue] = {}
         self.ops: list[Operation] = []
+        self.requested = outputs
+
+    # -- cutting ---------------------------------------------------------------------
+    def _cut(
+        self, names: Sequence[str], inputs: Sequence[int]
+    ) -> tuple[list[int], set[int]]:
+        """The tensor indices of the requested output `names` and the indices of the
+        operators they depend on. A name shared by several tensors means the computed
+        one (an operator output or a model input) when exactly one is."""
+        names = check_requested(self.path, names)
+        producer: dict[int, int] = {}
+        for k in range(self.graph.OperatorsLength()):
+            for t in _as_list(self.graph.Operators(k).OutputsAsNumpy()):
+                if t >= 0:
+                    producer[int(t)] = k
+        by_name: dict[str, list[int]] = {}
+        for t in range(self.graph.TensorsLength()):
+            by_name.setdefault(self.tensor_name(t), []).append(t)
+        targets = []
+        for name in names:
+            candidates = by_name.get(name)
+            if not candidates:
+                raise unknown_output(self.path, name, by_name)
+            if len(candidates) > 1:
+                candidates = [t for t in candidates if t in producer or t in inputs]
+            if len(candidates) != 1:
+                raise SynapcError(
+                    f"{self.path}: output '{name}' names {len(by_name[name])} tensors "
+                    "of the model; it must name one"
+                )
+            targets.append(candidates[0])
+
+        def reads(k: int) -> list[int]:
+            return [int(t) for t in _as_list(self.graph.Operators(k).InputsAsNumpy())]
+
+        kept = ancestors(targets, producer, lambda k: [t for t in reads(k) if t >= 0])
+        return targets, kept
 
     # -- tensors ---------------------------------------------------------------------
     def tensor_name(self, t: int) -> str:
@@ -224,11 +265,16 @@ class Importer:
         """Convert the whole main subgraph."""
         inputs = [int(t) for t in _as_list(self.graph.InputsAsNumpy())]
         outputs = [int(t) for t in _as_list(self.graph.OutputsAsNumpy())]
+        kept: set[int] | None = None
+        if self.requested is not None:
+            outputs, kept = self._cut(self.requested, inputs)
         input_types = [self.tensor_type(t) for t in inputs]
         func = FuncOp("main", (input_types, []))
         for t, arg in zip(inputs, func.body.block.args, strict=True):
             self.values[t] = arg
         for index in range(self.graph.OperatorsLength()):
+            if kept is not None and index not in kept:
+                continue
             raw = self.graph.Operators(index)
             name = self._opcode_name(raw.OpcodeIndex())
             op = TfliteOp(self, index, raw, name)
@@ -269,8 +315,11 @@ class Importer:
         return _OPCODE_NAMES.get(builtin, f"BUILTIN_{builtin}")
 
 
-def import_tflite(path: str | Path) -> Model:
-    """Import a `.tflite` file; a corrupt or unsupported file raises `SynapcError`."""
+def import_tflite(path: str | Path, outputs: Sequence[str] | None = None) -> Model:
+    """Import a `.tflite` file; a corrupt or unsupported file raises `SynapcError`.
+    `outputs` (TFLite tensor names) cuts the graph there: the model returns those
+    tensors in that order, only the operators they depend on are converted, and every
+    model input stays an input."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -279,7 +328,7 @@ def import_tflite(path: str | Path) -> Model:
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise SynapcError(f"{path}: not a TFLite model (no TFL3 file identifier)")
     try:
-        return Importer(path, data).run()
+        return Importer(path, data, outputs).run()
     except SynapcError:
         raise
     except Exception as error:  # truncated or corrupt flatbuffer

@@ -26,6 +26,11 @@ nodes that compute on input data become ONNX nodes; shapes they need (``view``,
 no translation, or a value that depends on input data where a static one is needed,
 fails with one line naming the op and its source line.
 
+A cut (`outputs=`, a metafile's output names) names TorchScript values (see
+`import_torchscript`). The whole graph is still executed, but a data-dependent node that
+cannot be translated no longer fails at once: its tensor results get stand-in names that
+remember the error, which is raised only when a requested output depends on them.
+
 Layout: `loader` loads, checks and freezes the archive; `translator` walks the graph and
 owns the registry of aten translations; each sibling module translates one family of
 aten ops and registers them on import.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from synapc.errors import SynapcError
+from synapc.importers.cut import ancestors, check_requested, unknown_output
 from synapc.importers.torchscript.loader import (
     first_line,
     frozen_graph,
@@ -42,26 +43,53 @@ IR_VERSION = 9
 
 
 def import_torchscript(
-    path: str | os.PathLike[str], input_shapes: InputShapes = None
+    path: str | os.PathLike[str],
+    input_shapes: InputShapes = None,
+    outputs: Sequence[str] | None = None,
 ) -> Model:
     """Import a TorchScript archive. `input_shapes` (by forward-argument name or in
-    argument order) is required: TorchScript records no shapes."""
+    argument order) is required: TorchScript records no shapes.
+
+    `outputs` cuts the model at these tensors. A name is looked up, in this order, as
+    a value name of the frozen TorchScript graph (what `frozen_graph(path, module)`
+    prints without the ``%``: ``y.1``, ``input.2``, ``28``; the model's results are
+    ``output`` / ``output_k``), as a tensor name of the translated ONNX graph
+    (``<layer>:<OpType>``, see `torchscript_to_onnx`; the inputs are the forward
+    argument names) and as a variable of a scripted forward (``y``: the last value
+    named ``y.<n>``). Tensors the requested ones do not depend on may come from aten
+    ops the importer cannot translate; untranslatable ops whose results are not
+    tensors (numbers read from data, data-dependent control flow) still fail."""
     path = Path(path)
     module = load_torchscript(path)
-    proto = torchscript_to_onnx(path, module, input_shapes)
+    translator = Translator(path, frozen_graph(path, module), input_shapes, outputs)
+    proto = translator.run()
     from synapc.importers.onnx import import_onnx
 
-    return import_onnx(path, None, proto=proto)
+    if outputs is None:
+        model = import_onnx(path, None, proto=proto)
+    else:
+        model = import_onnx(path, None, proto=proto, outputs=translator.output_syms)
+        model.outputs = [
+            replace(info, name=name)
+            for info, name in zip(model.outputs, translator.requested or [], strict=True)
+        ]
+    model.artifacts[f"{path.stem}.translated.onnx"] = proto.SerializeToString()
+    return model
 
 
 def torchscript_to_onnx(
     path: str | os.PathLike[str],
     module: torch.jit.ScriptModule,
     input_shapes: InputShapes,
+    outputs: Sequence[str] | None = None,
 ) -> onnx.ModelProto:
-    """The frozen graph of `module` as an in-memory ONNX model with static shapes."""
+    """The frozen graph of `module` as an in-memory ONNX model with static shapes.
+    With `outputs` (names as in `import_torchscript`) the graph outputs are the ONNX
+    tensors those names resolve to, in order; nodes they do not depend on may read
+    tensors of untranslatable ops (no node writes them), so import the result with
+    ``import_onnx(..., outputs=[o.name for o in proto.graph.output])``."""
     path = Path(path)
-    return Translator(path, frozen_graph(path, module), input_shapes).run()
+    return Translator(path, frozen_graph(path, module), input_shapes, outputs).run()
 
 
 # -- the walk ------------------------------------------------------------------------
@@ -142,7 +170,13 @@ class Translator:
     """State of one translation: the concrete and symbolic value of every TorchScript
     value, and the ONNX nodes and initializers emitted so far."""
 
-    def __init__(self, path: Path, graph: torch._C.Graph, input_shapes: InputShapes):
+    def __init__(
+        self,
+        path: Path,
+        graph: torch._C.Graph,
+        input_shapes: InputShapes,
+        outputs: Sequence[str] | None = None,
+    ):
         self.torch = require_torch()
         self.path = path
         self.graph = graph
@@ -157,6 +191,18 @@ class Translator:
         self._layer_names: set[str] = set()
         self.node: Any = None  # the TorchScript node being translated
         self.layer = ""
+        #: the requested output names of a cut (None: the whole model)
+        self.requested = None if outputs is None else check_requested(path, outputs)
+        #: the ONNX tensor each requested output resolves to (set by `run`)
+        self.output_syms: list[str] = []
+        #: a cut's lookups: TorchScript value name / ONNX tensor name -> tensor slot
+        self._by_value: dict[str, Slot] = {}
+        self._by_sym: dict[str, Slot] = {}
+        #: a cut's lookup by variable: ``y`` -> the last value named ``y.<n>``
+        self._by_variable: dict[str, Slot] = {}
+        #: a cut's stand-in tensor names for results of untranslatable nodes -> the error
+        self._poison: dict[str, SynapcError] = {}
+        self._value_infos: list[onnx.ValueInfoProto] = []
 
     # -- names and constants -------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -241,16 +287,19 @@ class Translator:
                 )
             self._names.add(name)
             zeros = self.torch.zeros(shape, dtype=self.torch.float32)
-            self.slots[value.unique()] = Slot(zeros, name)
+            self._set(value, Slot(zeros, name))
             value_infos.append(
                 helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape))
             )
+        self._value_infos = value_infos
         self._block(self.graph.nodes())
         self.node = None
         self.layer = ""
         results: list[Slot] = []
         for value in self.graph.outputs():
             results.extend(_flatten(self.slots[value.unique()]))
+        if self.requested is not None:
+            return self._model(self._cut_outputs(results))
         outputs = []
         for k, slot in enumerate(results):
             if not isinstance(slot.concrete, self.torch.Tensor):
@@ -268,8 +317,12 @@ class Translator:
                     name, onnx_dtype(slot.concrete), list(slot.concrete.shape)
                 )
             )
+        return self._model(outputs)
+
+    def _model(self, outputs: list[onnx.ValueInfoProto]) -> onnx.ModelProto:
+        """The ONNX model of the nodes and initializers emitted, with `outputs`."""
         graph = helper.make_graph(
-            self.nodes, "torchscript", value_infos, outputs, self.initializers
+            self.nodes, "torchscript", self._value_infos, outputs, self.initializers
         )
         model = helper.make_model(
             graph,
@@ -278,6 +331,66 @@ class Translator:
         )
         model.ir_version = IR_VERSION
         return model
+
+    # -- cutting -------------------------------------------------------------------
+    def _cut_outputs(self, results: list[Slot]) -> list[onnx.ValueInfoProto]:
+        """Resolve the requested names to ONNX tensors (`output_syms`) and return their
+        value infos; a requested tensor that depends on an untranslatable node raises
+        that node's error."""
+        assert self.requested is not None
+        for k, slot in enumerate(results):
+            name = "output" if len(results) == 1 else f"output_{k}"
+            if isinstance(slot.sym, str):
+                self._by_value.setdefault(name, slot)
+        infos, chosen = [], {}
+        for name in self.requested:
+            slot = (
+                self._by_value.get(name)
+                or self._by_sym.get(name)
+                or self._by_variable.get(name)
+            )
+            if slot is None:
+                known = [*self._by_value, *self._by_sym, *self._by_variable]
+                raise unknown_output(self.path, name, known)
+            if slot.sym in chosen:
+                raise SynapcError(
+                    f"{self.path}: outputs '{chosen[slot.sym]}' and '{name}' are the same "
+                    "tensor"
+                )
+            chosen[slot.sym] = name
+            self.output_syms.append(slot.sym)
+            infos.append(
+                helper.make_tensor_value_info(
+                    slot.sym, onnx_dtype(slot.concrete), list(slot.concrete.shape)
+                )
+            )
+        producer = {o: k for k, node in enumerate(self.nodes) for o in node.output}
+        kept = ancestors(self.output_syms, producer, lambda k: self.nodes[k].input)
+        for name in [*self.output_syms, *(i for k in kept for i in self.nodes[k].input)]:
+            if name in self._poison:
+                raise self._poison[name]
+        return infos
+
+    def _poisoned(self, outs: list[Any], concrete: list[Any], error: SynapcError) -> None:
+        """In a cut, bind the results of a node that cannot be translated to stand-in
+        tensor names that remember `error`: only a requested output that depends on
+        them fails. Results that are not tensors (or lists of them) re-raise `error`."""
+        for out, value in zip(outs, concrete, strict=True):
+            if isinstance(value, self.torch.Tensor):
+                sym: Any = self._poison_name(error)
+            elif isinstance(value, list | tuple) and all(
+                isinstance(v, self.torch.Tensor) for v in value
+            ):
+                sym = [self._poison_name(error) for _ in value]
+            else:
+                raise error
+            self._set(out, Slot(value, sym))
+
+    def _poison_name(self, error: SynapcError) -> str:
+        """A fresh stand-in tensor name (no node writes it) that remembers `error`."""
+        name = self.fresh(f"{self.layer or 'untranslated'}:untranslated")
+        self._poison[name] = error
+        return name
 
     def _shapes(self, names: list[str]) -> list[list[int]]:
         """The static shape of each input from `input_shapes`."""
@@ -379,24 +492,46 @@ class Translator:
         if short.endswith("_") and not short.endswith("__"):
             short = short[:-1]
         translation = ATEN.get(short) if kind.startswith("aten::") else None
-        if translation is None:
-            if kind in _DATA_TO_NUMBER:
-                raise self.fail("a value computed from the input data is used as a number")
-            raise self.fail(
-                "operator is not supported by the TorchScript importer"
-                if kind.startswith("aten::")
-                else "is not supported by the TorchScript importer"
-            )
+        if translation is None and self.requested is None:
+            raise self._untranslatable(kind)
         concrete = self._execute(node, args, outs, bind=False)
-        syms = translation(self, node, args, concrete)
+        try:
+            if translation is None:
+                raise self._untranslatable(kind)
+            syms = translation(self, node, args, concrete)
+        except SynapcError as error:
+            if self.requested is None:
+                raise
+            self._poisoned(outs, concrete, error)
+            if kind.endswith("_") and not kind.endswith("__") and args and outs:
+                args[0].sym = self.slots[outs[0].unique()].sym
+            return
         for out, value, sym in zip(outs, concrete, syms, strict=True):
             self._set(out, Slot(value, sym))
         if kind.endswith("_") and not kind.endswith("__") and args:
             args[0].sym = syms[0]  # in-place: later uses of the input see the result
             args[0].concrete = concrete[0]
 
+    def _untranslatable(self, kind: str) -> SynapcError:
+        """The error for a data-dependent node of `kind` that has no translation."""
+        if kind in _DATA_TO_NUMBER:
+            return self.fail("a value computed from the input data is used as a number")
+        return self.fail(
+            "operator is not supported by the TorchScript importer"
+            if kind.startswith("aten::")
+            else "is not supported by the TorchScript importer"
+        )
+
     def _set(self, value: Any, slot: Slot) -> None:
         self.slots[value.unique()] = slot
+        if self.requested is not None and isinstance(slot.sym, str):
+            # a snapshot: in-place ops later rebind the slot's symbol
+            snapshot = Slot(slot.concrete, slot.sym)
+            self._by_value[value.debugName()] = snapshot
+            self._by_sym.setdefault(slot.sym, snapshot)
+            variable = re.sub(r"\.\d+$", "", value.debugName())
+            if variable != value.debugName():
+                self._by_variable[variable] = snapshot
 
     def _execute(
         self, node: Any, args: list[Slot], outs: list[Any], bind: bool = True
