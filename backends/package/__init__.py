@@ -1,0 +1,56 @@
+"""The `model.synap` package: a deterministic zip writer and a checked reader.
+
+Layout (an uncompressed ZIP_STORED archive; every entry dated 1980-01-01 00:00:00, mode
+0o644, Unix creator; `bundle.json` first, then the other members in sorted order):
+
+- `bundle.json`: ``{"format": "synapc.model", "version": 1, "target", "source": {"model",
+  "sha256", "synapc"}, "inputs": [tensor], "outputs": [tensor], "graph": [{"model":
+  "0/model.json", "inputs": [{"subgraph": -1, "out": 0}, ...]}], "outputs_from":
+  [{"subgraph": k, "out": j}], "metadata": {str: str}, "members": {name: {"size",
+  "sha256"}}}``. A graph input ``{"subgraph": -1, "out": i}`` is model input i, otherwise
+  output j of an earlier subgraph k. `members` lists every other member with its size and
+  SHA-256; the reader refuses unlisted, missing or altered members.
+- per subgraph i: `i/model.json` ``{"delegate": "npu"|"gpu"|"cpu", "executable":
+  "i/model.stablehlo", "weights_file": "i/weights.bin", "weights": [{"dtype", "shape",
+  "offset", "nbytes"}], "inputs": [tensor], "outputs": [tensor]}``; `i/model.stablehlo`,
+  the `jax.export` serialization of ``f(weights: list, *inputs) -> list`` (StableHLO,
+  lowered for CPU); `i/weights.bin`, the weights little-endian, each at a 64-byte aligned
+  offset.
+- profiling builds: model.json also has ``"layers": [{"name", "type", "executable":
+  "i/layers/k.stablehlo", "weights_file": "i/layers/k.weights.bin", "weights": [...],
+  "operands": [{"layer": -1 | k, "out": j}]}]`` and ``"layer_outputs": [{"layer", "out"}]``
+  (which layer result is each subgraph output); one program per fused layer.
+
+A tensor is ``{"name", "shape", "data_type", "layout", "format", "quantization": {"scale":
+[...], "zero_point": [...], "axis"} | null, "means": [...] | null, "scale": float | null}``.
+JSON is written with sorted keys, one-space indent, Python's shortest float repr and a
+final newline, so the same content is the same bytes.
+
+Importing this package needs neither xDSL nor the compiler: only numpy and the stdlib.
+"""
+
+from synapc.backends.package.reader import (
+    Package,
+    SubgraphModel,
+    read_package,
+)
+from synapc.backends.package.spec import (
+    PackageError,
+    ProfiledLayer,
+    Quantization,
+    Subgraph,
+    TensorSpec,
+)
+from synapc.backends.package.writer import build_package
+
+__all__ = [
+    "Package",
+    "PackageError",
+    "ProfiledLayer",
+    "Quantization",
+    "Subgraph",
+    "SubgraphModel",
+    "TensorSpec",
+    "build_package",
+    "read_package",
+]
