@@ -1,5 +1,8 @@
 """`synapc`: the command line for people coming from `synap convert`.
 
+`synapc convert --model M [--meta X.yaml] --target VS680 --out-dir D` writes
+`D/model.synap`, `D/model_info.txt` and `D/cache/` with the vendor's flags;
+`synapc benchmark --model D/model.synap` times it like TFLite's `benchmark_model`;
 `synapc import MODEL -o OUT.mlir` writes a model's synap IR (with its weights as an MLIR
 resource section, or handles only with --no-weights) for `synapc-opt`; `synapc opt ...`
 is `synapc-opt ...`. Bad input is one line on stderr and a non-zero exit.
@@ -36,6 +39,54 @@ def _import(args: argparse.Namespace) -> int:
         os.unlink(temporary)
         raise
     return 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from synapc.convert import convert
+
+    if args.out_format != "synap":
+        from synapc.errors import SynapcError
+
+        raise SynapcError(
+            f"--out-format {args.out_format}: synapc writes model.synap packages only "
+            "(the vendor's .nb NPU binary format is closed)"
+        )
+    if args.weights is not None:
+        from synapc.errors import SynapcError
+
+        raise SynapcError(
+            f"--weights {args.weights}: separate weight files (Caffe) are not supported; "
+            "pass a .tflite, .onnx or TorchScript model"
+        )
+
+    def log(message: str) -> None:
+        if args.silent:
+            return
+        if (
+            args.verbose
+            or message.startswith("warning:")
+            or message.startswith("converted")
+        ):
+            print(
+                message, file=sys.stderr if message.startswith("warning:") else sys.stdout
+            )
+
+    convert(
+        args.model,
+        args.target,
+        args.out_dir,
+        args.meta,
+        profiling=args.profiling,
+        preserve=args.preserve,
+        log=log,
+    )
+    return 0
+
+
+def _benchmark(args: argparse.Namespace) -> int:
+    from synapc.tools.benchmark import run
+
+    return run(args)
 
 
 def _input_shapes(specs: list[str] | None) -> dict[str, list[int]] | None:
@@ -91,10 +142,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="print weight handles only, without the resource section",
     )
     commands.add_parser("opt", help="run passes on MLIR files (same as synapc-opt)")
+    conv = commands.add_parser(
+        "convert", help="convert a model into a model.synap package (like synap convert)"
+    )
+    conv.add_argument("--model", required=True, help="model file (.tflite, .onnx, .pt...)")
+    conv.add_argument("--weights", help="separate weights file (not supported)")
+    conv.add_argument("--meta", help="conversion metafile (YAML)")
+    conv.add_argument(
+        "--target",
+        required=True,
+        help="VS680 (alias VS680A0, DOLPHIN), VS640 (VS640A0, PLATYPUS) or GENERIC",
+    )
+    conv.add_argument("--out-dir", required=True, help="output folder")
+    conv.add_argument("--out-format", default="synap", help="synap (default)")
+    conv.add_argument(
+        "--profiling", action="store_true", help="also export each layer, for profiling"
+    )
+    conv.add_argument(
+        "--preserve", action="store_true", help="keep the IR after each stage"
+    )
+    talk = conv.add_mutually_exclusive_group()
+    talk.add_argument("--verbose", action="store_true", help="print every stage")
+    talk.add_argument("--silent", action="store_true", help="print nothing but errors")
+    bench = commands.add_parser(
+        "benchmark", help="time a model.synap package (like benchmark_model)"
+    )
+    from synapc.tools.benchmark import add_arguments
+
+    add_arguments(bench)
     args = parser.parse_args(argv)
     from synapc.errors import SynapcError
 
     try:
+        if args.command == "convert":
+            return _convert(args)
+        if args.command == "benchmark":
+            return _benchmark(args)
         return _import(args)
     except SynapcError as error:
         print(f"synapc: error: {error}", file=sys.stderr)

@@ -48,6 +48,9 @@ class Model:
     outputs: list[TensorInfo]
     source: str = ""
     metadata: dict[str, str] = field(default_factory=dict)
+    #: Files an importer produced on the way (TorchScript: the translated ONNX model),
+    #: by file name; `synapc convert --preserve` writes them.
+    artifacts: dict[str, bytes] = field(default_factory=dict)
 
     @classmethod
     def from_module(cls, module: ModuleOp, weights: WeightStore, source: str = "") -> Model:

@@ -1,0 +1,227 @@
+"""`synapc.convert`: model file (+ metafile) -> `model.synap`, `model_info.txt` and
+`cache/` in an output folder, as the vendor's `synap convert` writes them.
+
+Everything is computed in memory first and written at the end (temporary names, then
+renames), so bad input never leaves half-written files; the cache in ``out_dir/cache`` is
+keyed by the model's hash, the metafile, the target, the profiling switch and the synapc
+version, and is wiped when any of them changes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+from synapc.backends.package import build_package
+from synapc.backends.targets import get_target
+from synapc.convert import signature
+from synapc.convert.executable import build_subgraph, layer_ops
+from synapc.convert.model_info import layer_names, model_info
+from synapc.convert.output import (
+    cache_files,
+    cache_key,
+    file_sha256,
+    prepare_out_dir,
+    prune_cache,
+    read_cache,
+    write_files,
+)
+from synapc.errors import SynapcError
+from synapc.metafile import Metafile, load_metafile, model_anchors, parse_metafile
+
+PACKAGE = "model.synap"
+MODEL_INFO = "model_info.txt"
+#: Intermediate IR files written with `preserve`.
+INTERMEDIATE = "intermediate"
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """What `convert` wrote: the package, the model info and whether the cache served
+    them."""
+
+    out_dir: Path
+    package: Path
+    model_info: Path
+    cached: bool
+    seconds: float
+
+
+def convert(
+    model: str | os.PathLike[str],
+    target: str = "VS680",
+    out_dir: str | os.PathLike[str] = "out",
+    meta: str | os.PathLike[str] | None = None,
+    *,
+    profiling: bool = False,
+    preserve: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> Conversion:
+    """Convert the model file `model` for `target` (vendor aliases accepted) into
+    `out_dir`, following the metafile `meta`; `profiling` also exports every layer on
+    its own (for `synapc benchmark --profiling`), `preserve` writes the IR after each
+    stage to ``out_dir/intermediate``. Progress and warnings go to `log`."""
+    start = time.perf_counter()
+    say = log or (lambda message: None)
+    path = Path(model)
+    if not path.is_file():
+        raise SynapcError(f"{path}: no such model file")
+    spec = get_target(target)
+    metafile = _metafile(meta, path)
+    metafile.require_supported()
+    for warning in metafile.warnings():
+        say(f"warning: {warning}")
+    out = Path(out_dir)
+    created = prepare_out_dir(out)
+    try:
+        fields = {
+            "model": file_sha256(path),
+            "metafile": metafile.canonical(),
+            "target": spec.name,
+            "profiling": str(profiling),
+            "synapc": version("synapc"),
+        }
+        key = cache_key(**fields)
+        cached = None if preserve else read_cache(out, key, [PACKAGE, MODEL_INFO])
+        if cached is not None:
+            say("using the cached conversion")
+            files = cached
+        else:
+            files = _convert(path, spec.name, metafile, fields, profiling, preserve, say)
+        files.update(cache_files(key, fields, {n: files[n] for n in (PACKAGE, MODEL_INFO)}))
+        write_files(out, files)
+        prune_cache(out, set(files))
+    except BaseException:
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    seconds = time.perf_counter() - start
+    say(f"converted {path.name} for {spec.name} in {seconds:.1f} s: {out / PACKAGE}")
+    return Conversion(out, out / PACKAGE, out / MODEL_INFO, cached is not None, seconds)
+
+
+def _metafile(meta: str | os.PathLike[str] | None, model: Path) -> Metafile:
+    if meta is None:
+        return parse_metafile("{}")
+    return load_metafile(meta, anchors=lambda: model_anchors(model))
+
+
+def _convert(
+    path: Path,
+    target: str,
+    metafile: Metafile,
+    fields: dict[str, str],
+    profiling: bool,
+    preserve: bool,
+    say: Callable[[str], None],
+) -> dict[str, bytes]:
+    """The files of a fresh conversion, by relative name."""
+    from synapc.compiler import optimize
+    from synapc.importers import import_model
+    from synapc.mlir_io import write_module
+
+    where = str(metafile.path) if metafile.path is not None else "metafile"
+    spec = get_target(target)
+    stages: dict[str, bytes] = {}
+
+    def keep(stage: str, model_module: object) -> None:
+        if preserve:
+            text = io.StringIO()
+            write_module(model_module, text, with_weights=False)  # type: ignore[arg-type]
+            index = sum(name.endswith(".mlir") for name in stages)
+            stages[f"{INTERMEDIATE}/{index:02d}_{stage}.mlir"] = text.getvalue().encode()
+
+    tick = time.perf_counter()
+    model = import_model(path, _input_shapes(path, metafile), _cut(metafile) or None)
+    say(f"imported {path.name} in {time.perf_counter() - tick:.1f} s")
+    keep("imported", model.module)
+    if preserve:
+        stages.update({f"{INTERMEDIATE}/{n}": data for n, data in model.artifacts.items()})
+    bound_inputs = signature.bind_inputs(model, metafile, where)
+    signature.check_input_shapes(model, bound_inputs, where)
+    bound_outputs = _bind_outputs(model, metafile, where)
+    have = signature.source_layout(path.name)
+    layout = have if metafile.data_layout == "default" else metafile.data_layout
+    model = signature.apply_layout(model, layout, have)
+    model = signature.dequantize_outputs(
+        model,
+        [
+            metafile.dequantize_outputs or (e is not None and e.dequantize)
+            for e in bound_outputs
+        ],
+    )
+    keep("signature", model.module)
+    source_names = layer_names(model.main)
+
+    tick = time.perf_counter()
+    optimized = optimize(model)
+    say(f"optimized in {time.perf_counter() - tick:.1f} s")
+    keep("optimized", optimized.module)
+    inputs = signature.input_specs(optimized, bound_inputs, layout)
+    outputs = signature.output_specs(optimized, bound_outputs, layout)
+
+    tick = time.perf_counter()
+    subgraph = build_subgraph(optimized, spec, inputs, outputs, profiling, say)
+    say(f"compiled and exported in {time.perf_counter() - tick:.1f} s")
+    package = build_package(
+        target=spec.name,
+        source={"model": path.name, "sha256": fields["model"], "synapc": fields["synapc"]},
+        inputs=inputs,
+        outputs=outputs,
+        output_refs=[(0, j) for j in range(len(outputs))],
+        subgraphs=[subgraph],
+        metadata={"metafile": fields["metafile"]},
+    )
+    info = model_info(
+        title=f"synapc {fields['synapc']}: {path.name} converted for {spec.name}\n"
+        f"model sha256: {fields['model']}",
+        func=optimized.main,
+        source_layer_names=source_names,
+        inputs=inputs,
+        outputs=outputs,
+        subgraphs=[subgraph],
+        layers=layer_ops(optimized.main),
+    )
+    return {PACKAGE: package, MODEL_INFO: info.encode(), **stages}
+
+
+def _input_shapes(
+    path: Path, metafile: Metafile
+) -> dict[str, list[int]] | list[list[int]] | None:
+    """Input shapes for the importer (ONNX and TorchScript fix dynamic dimensions with
+    them; TFLite's shapes are static and are checked after import instead)."""
+    if path.suffix.lower() == ".tflite":
+        return None
+    entries = [e for e in metafile.inputs if e.shape is not None]
+    if not entries:
+        return None
+    if entries[0].name is None:
+        if len(entries) != len(metafile.inputs):
+            return None
+        return [list(e.shape) for e in entries]  # type: ignore[arg-type]
+    return {e.name: list(e.shape) for e in entries}  # type: ignore[arg-type, misc]
+
+
+def _cut(metafile: Metafile) -> list[str]:
+    """Output tensor names where the metafile cuts the graph."""
+    return [e.name for e in metafile.outputs if e.name is not None]
+
+
+def _bind_outputs(model: object, metafile: Metafile, where: str) -> list:
+    """The metafile output entry of each model output (None: not listed)."""
+    outputs = model.outputs  # type: ignore[attr-defined]
+    entries = list(metafile.outputs)
+    if not entries:
+        return [None] * len(outputs)
+    if entries[0].name is None and len(entries) != len(outputs):
+        raise SynapcError(
+            f"{where}: outputs: {len(entries)} entries without names for a "
+            f"model with {len(outputs)} outputs"
+        )
+    return entries

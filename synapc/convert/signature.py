@@ -1,0 +1,239 @@
+"""The converted model's signature: the metafile's `inputs` / `outputs` bound to the
+model's tensors, its `data_layout` applied and the outputs it asks to be dequantized.
+
+These rewrite the entry function's boundary only (a transpose or a dequantize at an input
+or output); the default pipeline then cancels the transposes against the importer's own
+boundary transposes, so an ONNX model converted with ``data_layout: nhwc`` runs without any.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
+from xdsl.dialects.func import ReturnOp
+from xdsl.ir import Operation
+
+from synapc.backends.package import Quantization, TensorSpec
+from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap.conversion import DequantizeOp
+from synapc.dialects.synap.data_movement import TransposeOp
+from synapc.errors import SynapcError
+from synapc.metafile import InputSpec, Metafile, OutputSpec
+from synapc.model import Model, TensorInfo
+
+#: Where a 4-D tensor's channel axis is, per I/O layout.
+_TO_NHWC = (0, 2, 3, 1)
+_TO_NCHW = (0, 3, 1, 2)
+
+
+def source_layout(model_path: str) -> str:
+    """The I/O layout a source framework uses: TFLite is channels-last, ONNX and
+    TorchScript channels-first; synap IR files are channels-last like the dialect."""
+    suffix = model_path.rsplit(".", 1)[-1].lower() if "." in model_path else ""
+    return "nchw" if suffix in ("onnx", "pt", "pth", "torchscript") else "nhwc"
+
+
+def close_names(name: str, candidates: Sequence[str]) -> str:
+    """``'a', 'b'`` — the candidates closest to `name`, for error messages."""
+    close = difflib.get_close_matches(name, list(candidates), n=5, cutoff=0.3)
+    return ", ".join(f"'{c}'" for c in close or list(candidates)[:5])
+
+
+def bind_inputs(model: Model, meta: Metafile, where: str) -> list[InputSpec | None]:
+    """The metafile input entry of each model input, in model order (None: not listed).
+
+    Named entries must name model inputs; unnamed ones apply in order. Cutting the graph
+    at an internal tensor is not supported yet and says so."""
+    entries = list(meta.inputs)
+    if not entries:
+        return [None] * len(model.inputs)
+    names = [i.name for i in model.inputs]
+    if entries[0].name is None:
+        if len(entries) != len(names):
+            raise SynapcError(
+                f"{where}: inputs: {len(entries)} entries without names for "
+                f"a model with {len(names)} inputs"
+            )
+        return list(entries)
+    bound: list[InputSpec | None] = [None] * len(names)
+    for k, entry in enumerate(entries):
+        assert entry.name is not None
+        if entry.name not in names:
+            raise SynapcError(
+                f"{where}: inputs[{k}].name: '{entry.name}' is not an input of the model "
+                f"(inputs: {close_names(entry.name, names)}); cutting the graph at an "
+                "internal tensor is not supported by synapc yet"
+            )
+        bound[names.index(entry.name)] = entry
+    return bound
+
+
+def check_input_shapes(model: Model, bound: list[InputSpec | None], where: str) -> None:
+    """Each given `shape` must be the input's shape (in the source model's layout)."""
+    for k, (info, entry) in enumerate(zip(model.inputs, bound, strict=True)):
+        if entry is not None and entry.shape is not None and entry.shape != info.shape:
+            raise SynapcError(
+                f"{where}: inputs[{k}].shape: {list(entry.shape)} does not "
+                f"match input '{info.name}' of shape {list(info.shape)}"
+            )
+
+
+def apply_layout(model: Model, want: str, have: str) -> Model:
+    """`model` with its 4-D inputs and outputs in layout `want` (from `have`): a transpose
+    at each such boundary tensor; other tensors are unchanged."""
+    if want in ("default", have):
+        return model
+    to_want, to_have = (_TO_NHWC, _TO_NCHW) if want == "nhwc" else (_TO_NCHW, _TO_NHWC)
+    module: ModuleOp = model.module.clone()
+    func = Model(module, model.weights, [], []).main
+    block = func.body.block
+    first = block.first_op
+    inputs = []
+    for arg in list(block.args):
+        t = arg.type
+        if isinstance(t, TensorType) and t.get_num_dims() == 4:
+            shape = [t.get_shape()[p] for p in to_want]
+            new_arg = block.insert_arg(TensorType(t.element_type, shape), arg.index)
+            back = TransposeOp.make(new_arg, perm=to_have)
+            block.insert_op_before(back, first) if first else block.add_op(back)
+            arg.replace_all_uses_with(back.results[0])
+            block.erase_arg(arg)
+        inputs.append(block.args[len(inputs)].type)
+    ret = _return_of(block.ops)
+    outputs = []
+    for index, value in enumerate(list(ret.operands)):
+        t = value.type
+        if isinstance(t, TensorType) and t.get_num_dims() == 4:
+            out = TransposeOp.make(value, perm=to_want)
+            block.insert_op_before(out, ret)
+            ret.operands[index] = out.results[0]
+        outputs.append(ret.operands[index].type)
+    func.function_type = FunctionType.from_lists(inputs, outputs)
+    return _with_signature(model, module)
+
+
+def dequantize_outputs(model: Model, which: Sequence[bool]) -> Model:
+    """`model` whose outputs flagged in `which` are dequantized to float32 in the model
+    (quantized outputs only; float outputs are left as they are)."""
+    if not any(
+        w and info.quantization is not None
+        for w, info in zip(which, model.outputs, strict=True)
+    ):
+        return model
+    module: ModuleOp = model.module.clone()
+    func = Model(module, model.weights, [], []).main
+    block = func.body.block
+    ret = _return_of(block.ops)
+    for index, (value, flag) in enumerate(zip(list(ret.operands), which, strict=True)):
+        t = value.type
+        assert isinstance(t, TensorType)
+        if flag and isinstance(t.element_type, UniformQuantizedType):
+            op = DequantizeOp.make(value, result_types=[TensorType(f32, t.get_shape())])
+            block.insert_op_before(op, ret)
+            ret.operands[index] = op.results[0]
+    func.function_type = FunctionType.from_lists(
+        list(func.function_type.inputs.data), [v.type for v in ret.operands]
+    )
+    return _with_signature(model, module)
+
+
+def _return_of(ops: Sequence[Operation] | object) -> ReturnOp:
+    for op in ops:  # type: ignore[attr-defined]
+        if isinstance(op, ReturnOp):
+            return op
+    raise SynapcError("model has no return")
+
+
+def _with_signature(model: Model, module: ModuleOp) -> Model:
+    """A model over `module` whose I/O infos keep their names with the new types."""
+    new = Model(module, model.weights, [], [], model.source, dict(model.metadata))
+    signature = new.main.function_type
+
+    def infos(old: list[TensorInfo], types: Sequence[object]) -> list[TensorInfo]:
+        out = []
+        for info, t in zip(old, types, strict=True):
+            assert isinstance(t, TensorType)
+            out.append(TensorInfo(info.name, tuple(t.get_shape()), t.element_type))
+        return out
+
+    new.inputs = infos(model.inputs, signature.inputs.data)
+    new.outputs = infos(model.outputs, signature.outputs.data)
+    return new
+
+
+@dataclass(frozen=True)
+class _Norm:
+    means: tuple[float, ...] | None
+    scale: float | None
+
+
+def _normalization(info: TensorInfo, entry: InputSpec | None) -> _Norm:
+    """means / scale for the runtime's assign(): the metafile's, or for an 8-bit
+    quantized input without them its own quantization (mean = zero point, scale =
+    1 / quantization scale: assigning raw 8-bit data then stores it unchanged)."""
+    means = entry.means if entry is not None else None
+    scale = entry.scale if entry is not None else None
+    q = info.quantization
+    inferred = means is None and scale is None and q is not None
+    if inferred and not q.is_per_axis and q.bitwidth == 8:
+        return _Norm((float(q.zero_point),), float(1.0 / np.float64(q.scale)))
+    return _Norm(means, scale)
+
+
+def quantization_of(info: TensorInfo) -> Quantization | None:
+    """The package description of a tensor's quantization."""
+    q = info.quantization
+    if q is None:
+        return None
+    return Quantization(
+        scale=tuple(float(s) for s in q.scales),
+        zero_point=tuple(int(z) for z in q.zero_points),
+        axis=q.quantized_dimension,
+    )
+
+
+def _layout(shape: tuple[int, ...], layout: str) -> str:
+    return layout if len(shape) == 4 else "none"
+
+
+def input_specs(
+    model: Model, bound: list[InputSpec | None], layout: str
+) -> list[TensorSpec]:
+    """Package descriptions of the model inputs (metafile means / scale / format)."""
+    specs = []
+    for info, entry in zip(model.inputs, bound, strict=True):
+        norm = _normalization(info, entry)
+        specs.append(
+            TensorSpec(
+                name=info.name,
+                shape=info.shape,
+                data_type=info.dtype.name,
+                layout=_layout(info.shape, layout),
+                format=entry.format if entry is not None else "",
+                quantization=quantization_of(info),
+                means=norm.means,
+                scale=norm.scale,
+            )
+        )
+    return specs
+
+
+def output_specs(
+    model: Model, bound: Sequence[OutputSpec | None], layout: str
+) -> list[TensorSpec]:
+    """Package descriptions of the model outputs (metafile format kept as metadata)."""
+    return [
+        TensorSpec(
+            name=info.name,
+            shape=info.shape,
+            data_type=info.dtype.name,
+            layout=_layout(info.shape, layout),
+            format=entry.format if entry is not None else "",
+            quantization=quantization_of(info),
+        )
+        for info, entry in zip(model.outputs, bound, strict=True)
+    ]
