@@ -33,7 +33,14 @@ from synapc.convert.output import (
     write_files,
 )
 from synapc.errors import SynapcError
-from synapc.metafile import Metafile, load_metafile, model_anchors, parse_metafile
+from synapc.metafile import (
+    Metafile,
+    OutputSpec,
+    load_metafile,
+    model_anchors,
+    parse_metafile,
+)
+from synapc.model import Model
 
 PACKAGE = "model.synap"
 MODEL_INFO = "model_info.txt"
@@ -213,15 +220,15 @@ def _cut(metafile: Metafile) -> list[str]:
     return [e.name for e in metafile.outputs if e.name is not None]
 
 
-def _bind_outputs(model: object, metafile: Metafile, where: str) -> list:
-    """The metafile output entry of each model output (None: not listed)."""
-    outputs = model.outputs  # type: ignore[attr-defined]
+def _bind_outputs(model: Model, metafile: Metafile, where: str) -> list[OutputSpec | None]:
+    """The metafile output entry of each model output (None: not listed). Named entries
+    already chose and ordered the outputs (the importer cut the model there)."""
     entries = list(metafile.outputs)
     if not entries:
-        return [None] * len(outputs)
-    if entries[0].name is None and len(entries) != len(outputs):
+        return [None] * len(model.outputs)
+    if entries[0].name is None and len(entries) != len(model.outputs):
         raise SynapcError(
-            f"{where}: outputs: {len(entries)} entries without names for a "
-            f"model with {len(outputs)} outputs"
+            f"{where}: outputs: {len(entries)} entries without names for a model with "
+            f"{len(model.outputs)} outputs"
         )
-    return entries
+    return list(entries)
