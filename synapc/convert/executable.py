@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import jax
-import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -147,8 +146,3 @@ def _layer_function(op: Operation) -> tuple[FuncOp, list[SSAValue]]:
         Region(block),
     )
     return func, operands
-
-
-def weights_nbytes(weights: list[np.ndarray]) -> int:
-    """Bytes of a list of weight arrays."""
-    return int(sum(w.nbytes for w in weights))

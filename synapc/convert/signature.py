@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
@@ -165,13 +164,9 @@ def _with_signature(model: Model, module: ModuleOp) -> Model:
     return new
 
 
-@dataclass(frozen=True)
-class _Norm:
-    means: tuple[float, ...] | None
-    scale: float | None
-
-
-def _normalization(info: TensorInfo, entry: InputSpec | None) -> _Norm:
+def _normalization(
+    info: TensorInfo, entry: InputSpec | None
+) -> tuple[tuple[float, ...] | None, float | None]:
     """means / scale for the runtime's assign(): the metafile's, or for an 8-bit
     quantized input without them its own quantization (mean = zero point, scale =
     1 / quantization scale: assigning raw 8-bit data then stores it unchanged)."""
@@ -180,8 +175,8 @@ def _normalization(info: TensorInfo, entry: InputSpec | None) -> _Norm:
     q = info.quantization
     inferred = means is None and scale is None and q is not None
     if inferred and not q.is_per_axis and q.bitwidth == 8:
-        return _Norm((float(q.zero_point),), float(1.0 / np.float64(q.scale)))
-    return _Norm(means, scale)
+        return (float(q.zero_point),), float(1.0 / np.float64(q.scale))
+    return means, scale
 
 
 def quantization_of(info: TensorInfo) -> Quantization | None:
@@ -206,7 +201,7 @@ def input_specs(
     """Package descriptions of the model inputs (metafile means / scale / format)."""
     specs = []
     for info, entry in zip(model.inputs, bound, strict=True):
-        norm = _normalization(info, entry)
+        means, scale = _normalization(info, entry)
         specs.append(
             TensorSpec(
                 name=info.name,
@@ -215,8 +210,8 @@ def input_specs(
                 layout=_layout(info.shape, layout),
                 format=entry.format if entry is not None else "",
                 quantization=quantization_of(info),
-                means=norm.means,
-                scale=norm.scale,
+                means=means,
+                scale=scale,
             )
         )
     return specs
