@@ -1,5 +1,6 @@
 """Real ONNX models against ONNX Runtime: float error on GENERIC, and for the int8
-versions on VS680 the share of output elements within one quantization step.
+versions on VS680 synapc's distance (in quantization steps) to the nearer of two exact
+references beside the references' distance to each other.
 
 Run: python benchmarks/onnx_real_models.py
 """
@@ -30,9 +31,11 @@ def main() -> None:
                 path = quantized_model(name, fmt, per_channel, folder)
                 r = quantized_result(path, shape, "VS680")
                 print(
-                    f"  {fmt:9s} per-channel={per_channel!s:5s} VS680: "
-                    f"{r.within_one_step * 100:7.3f}% of {r.elements} within one step "
-                    f"(max {r.max_steps:.1f} steps of {r.step:.3g}) "
+                    f"  {fmt:9s} per-channel={per_channel!s:5s} VS680, {r.elements} "
+                    f"elements: synapc max {r.synapc.max_steps:.0f} steps, "
+                    f"{r.synapc.beyond_one_step:.3%} beyond one; references max "
+                    f"{r.references.max_steps:.0f}, {r.references.beyond_one_step:.3%}; "
+                    f"within noise: {r.within_noise} "
                     f"[{time.perf_counter() - start:.1f} s]"
                 )
 

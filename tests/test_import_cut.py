@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import synapc
+from synapc.testing.onnx_reference import steps_to_nearer_reference
 from synapc.testing.oracle import reference_resolver
 from synapc.testing.tflite_builder import ModelBuilder, Quant
 
@@ -177,8 +178,10 @@ def test_onnx_bad_output_lists(tmp_path: Path, outputs: object, message: str) ->
 def test_onnx_qdq_cut_folds_into_quantized_ops(tmp_path: Path) -> None:
     """A QDQ model cut at a DequantizeLinear output: the Conv before it still folds into
     one quantized conv (its only kept reader is the QuantizeLinear), the result is the
-    dequantized tensor, and it agrees with ONNX Runtime."""
-    w = RNG.integers(-100, 100, size=[4, 3, 3, 3]).astype(np.int8)
+    dequantized tensor, and it agrees with the exact evaluations of the graph (unfused,
+    float32 and float64): within one step of the nearer one, equal on 99%."""
+    rng = np.random.default_rng(11)
+    w = rng.integers(-100, 100, size=[4, 3, 3, 3]).astype(np.int8)
     inits = [
         numpy_helper.from_array(np.float32(0.05), "s_x"),
         numpy_helper.from_array(np.uint8(128), "z_x"),
@@ -222,13 +225,12 @@ def test_onnx_qdq_cut_folds_into_quantized_ops(tmp_path: Path) -> None:
     assert [o.name for o in model.outputs] == ["y_dq"]
     assert "synap.conv2d" in str(model)
     assert re.search(r"-> tensor<1x8x8x4x!quant.uniform<u8:f32, 0.1\d*:100>>", str(model))
-    x = RNG.uniform(-3, 3, size=[1, 3, 8, 8]).astype(np.float32)
-    session = ort.InferenceSession(
-        str(save(["y_dq"], "ref.onnx")), providers=["CPUExecutionProvider"]
-    )
-    (expected,) = session.run(None, {"x": x})
+    x = rng.uniform(-3, 3, size=[1, 3, 8, 8]).astype(np.float32)
+    reference = save(["y_dq"], "ref.onnx")
     (got,) = run(model, [x])
-    np.testing.assert_array_equal(got, expected)  # ONNX semantics: ORT's integers
+    steps = steps_to_nearer_reference(got, reference, {"x": x}, step=0.1)
+    assert steps.max() <= 1 + 1e-3
+    assert (steps < 1e-3).mean() >= 0.99
 
 
 # -- TFLite ----------------------------------------------------------------------------

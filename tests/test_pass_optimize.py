@@ -43,7 +43,10 @@ def _nchw_model(blocks: int) -> synapc.Model:
 
 
 def test_nchw_blocks_become_fused_layers_between_boundary_transposes() -> None:
-    result = check_pipeline(_nchw_model(6), ["optimize"])
+    # six chained float32 layers whose scales and biases are refolded into the weights,
+    # computed by XLA kernels whose summation order depends on the CPU's instruction set
+    # (6.5e-5 of the relu6 range was seen on an AVX2-only machine): 1e-4, not 1e-5
+    result = check_pipeline(_nchw_model(6), ["optimize"], rtol=1e-4)
     names = [n for n in _names(result.optimized) if n != "synap.constant"]
     assert names.count("synap.transpose") == 2
     assert names.count("synap.conv2d") == 6
