@@ -8,7 +8,8 @@ xDSL context with synapc's dialects and a store; `read_module` / `parse_module` 
 `write_module` / `print_module` move IR (with weight blobs) between memory and MLIR text.
 
 Names are imported on first use, so that a deployment that only loads and runs packages
-(`synapc.Network`) never imports xDSL, the IR or the importers.
+(`synapc.Network`) never imports xDSL, the IR or the importers; `__version__` is the
+installed package's version, read from its metadata.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from synapc.errors import SynapcError
 
 if TYPE_CHECKING:
+    __version__: str
+
     from synapc.compiler import Executable, compile, optimize
     from synapc.context import SynapContext, make_context
     from synapc.convert import convert
@@ -68,6 +71,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("synapc")
+        except PackageNotFoundError:  # a source tree that was never installed
+            value = "0+unknown"
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'synapc' has no attribute '{name}'")

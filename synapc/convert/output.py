@@ -1,5 +1,9 @@
 """Writing a conversion's files: all or nothing, and the cache that makes converting the
-same model again immediate."""
+same model again immediate.
+
+Files are created with the ordinary mode (0666 less the umask). Ctrl-C anywhere leaves
+no temporary file behind: cleanups and the final renames run with `deferred_interrupts`.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,11 @@ import hashlib
 import json
 import os
 import shutil
+from contextlib import suppress
 from pathlib import Path
 
+# in the command line's module, which uses it before it imports JAX (this package does)
+from synapc.cli import deferred_interrupts
 from synapc.errors import SynapcError
 
 #: The cache folder inside the output folder.
@@ -23,8 +30,9 @@ def prepare_out_dir(out_dir: Path) -> bool:
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         probe = out_dir / f".synapc-write-test-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
+        with deferred_interrupts():  # never leave the probe behind
+            probe.write_bytes(b"")
+            probe.unlink()
     except OSError as error:
         reason = error.strerror or str(error)
         raise SynapcError(
@@ -35,21 +43,27 @@ def prepare_out_dir(out_dir: Path) -> bool:
 
 def write_files(out_dir: Path, files: dict[str, bytes]) -> None:
     """Write `files` (relative names) under `out_dir`: each to a temporary name first,
-    renamed only once all are written, so a failure leaves no half-written output."""
+    renamed only once all are written, so a failure or Ctrl-C leaves no half-written
+    output and no temporary file."""
     staged: list[tuple[Path, Path]] = []
     try:
         for name, data in files.items():
             target = out_dir / name
             target.parent.mkdir(parents=True, exist_ok=True)
             temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-            staged.append((temporary, target))
+            staged.append((temporary, target))  # before it exists: removed on failure
             temporary.write_bytes(data)
-        for temporary, target in staged:
-            os.replace(temporary, target)
-    except OSError as error:
-        for temporary, _ in staged:
-            temporary.unlink(missing_ok=True)
-        raise SynapcError(f"{out_dir}: cannot write the output: {error}") from None
+        with deferred_interrupts():  # Ctrl-C cannot leave a mix of old and new files
+            for temporary, target in staged:
+                os.replace(temporary, target)
+    except BaseException as error:
+        with deferred_interrupts():
+            for temporary, _ in staged:
+                with suppress(OSError):
+                    temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise SynapcError(f"{out_dir}: cannot write the output: {error}") from None
+        raise
 
 
 def cache_key(**fields: str) -> str:
