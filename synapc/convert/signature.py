@@ -1,15 +1,19 @@
 """The converted model's signature: the metafile's `inputs` / `outputs` bound to the
 model's tensors, its `data_layout` applied and the outputs it asks to be dequantized.
 
-These rewrite the entry function's boundary only (a transpose or a dequantize at an input
-or output); the default pipeline then cancels the transposes against the importer's own
-boundary transposes, so an ONNX model converted with ``data_layout: nhwc`` runs without any.
+`import_with_metafile` imports the model with the metafile's input shapes and reports
+any problem with them in the metafile's words (``inputs[0].shape``). The others rewrite
+the entry function's boundary only (a transpose or a dequantize at an input or output);
+the default pipeline then cancels the transposes against the importer's own boundary
+transposes, so an ONNX model converted with ``data_layout: nhwc`` runs without any.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
@@ -23,6 +27,9 @@ from synapc.dialects.synap.data_movement import TransposeOp
 from synapc.errors import SynapcError
 from synapc.metafile import InputSpec, Metafile, OutputSpec
 from synapc.model import Model, TensorInfo
+
+if TYPE_CHECKING:
+    import onnx
 
 #: Where a 4-D tensor's channel axis is, per I/O layout.
 _TO_NHWC = (0, 2, 3, 1)
@@ -42,23 +49,23 @@ def close_names(name: str, candidates: Sequence[str]) -> str:
     return ", ".join(f"'{c}'" for c in close or list(candidates)[:5])
 
 
-def bind_inputs(model: Model, meta: Metafile, where: str) -> list[InputSpec | None]:
-    """The metafile input entry of each model input, in model order (None: not listed).
+def bind_entries(names: Sequence[str], meta: Metafile, where: str) -> list[int | None]:
+    """The index in `meta.inputs` of the entry of each model input named in `names`, in
+    model order (None: not listed).
 
     Named entries must name model inputs; unnamed ones apply in order. Cutting the graph
     at an internal tensor is not supported yet and says so."""
     entries = list(meta.inputs)
     if not entries:
-        return [None] * len(model.inputs)
-    names = [i.name for i in model.inputs]
+        return [None] * len(names)
     if entries[0].name is None:
         if len(entries) != len(names):
             raise SynapcError(
                 f"{where}: inputs: {len(entries)} entries without names for "
                 f"a model with {len(names)} inputs"
             )
-        return list(entries)
-    bound: list[InputSpec | None] = [None] * len(names)
+        return list(range(len(entries)))
+    bound: list[int | None] = [None] * len(names)
     for k, entry in enumerate(entries):
         assert entry.name is not None
         if entry.name not in names:
@@ -67,18 +74,177 @@ def bind_inputs(model: Model, meta: Metafile, where: str) -> list[InputSpec | No
                 f"(inputs: {close_names(entry.name, names)}); cutting the graph at an "
                 "internal tensor is not supported by synapc yet"
             )
-        bound[names.index(entry.name)] = entry
+        bound[list(names).index(entry.name)] = k
     return bound
 
 
-def check_input_shapes(model: Model, bound: list[InputSpec | None], where: str) -> None:
-    """Each given `shape` must be the input's shape (in the source model's layout)."""
+def bind_inputs(model: Model, meta: Metafile, where: str) -> list[InputSpec | None]:
+    """The metafile input entry of each model input, in model order (None: not listed);
+    see `bind_entries`."""
+    return [
+        None if k is None else meta.inputs[k]
+        for k in bind_entries([i.name for i in model.inputs], meta, where)
+    ]
+
+
+def check_input_shapes(
+    model: Model,
+    bound: list[InputSpec | None],
+    where: str,
+    meta: Metafile | None = None,
+) -> None:
+    """Each given `shape` must be the input's shape (in the source model's layout). With
+    `meta`, errors name the entry's own index in the metafile (named entries may come in
+    another order than the model's inputs)."""
     for k, (info, entry) in enumerate(zip(model.inputs, bound, strict=True)):
         if entry is not None and entry.shape is not None and entry.shape != info.shape:
+            index = k if meta is None else _entry_index(meta, entry, k)
             raise SynapcError(
-                f"{where}: inputs[{k}].shape: {list(entry.shape)} does not "
+                f"{where}: inputs[{index}].shape: {list(entry.shape)} does not "
                 f"match input '{info.name}' of shape {list(info.shape)}"
             )
+
+
+def _entry_index(meta: Metafile, entry: InputSpec, default: int) -> int:
+    return next((i for i, e in enumerate(meta.inputs) if e is entry), default)
+
+
+def import_with_metafile(
+    path: Path, meta: Metafile, where: str, outputs: Sequence[str] | None = None
+) -> Model:
+    """Import the model file `path` (cut at `outputs`) with the input shapes `meta` gives.
+
+    Problems with those shapes are reported in the metafile's words, naming the field
+    (``inputs[0].shape``) and the input, never the importer's `input_shapes` argument:
+    an ONNX input's given shape must match its static dimensions, and an input whose
+    shape is not static (an ONNX input with unknown dimensions past the batch one, every
+    TorchScript input) needs `shape` in its entry; a named entry may leave `shape` out
+    where the model's shape is static. TFLite shapes are checked after import
+    (`check_input_shapes`)."""
+    from synapc.importers import import_model
+
+    suffix = path.suffix.lower()
+    if suffix == ".onnx" and path.is_file():
+        from synapc.importers.onnx import import_onnx, load_onnx
+
+        proto = load_onnx(path)
+        initializers = {init.name for init in proto.graph.initializer}
+        graph_inputs = [i for i in proto.graph.input if i.name not in initializers]
+        if not all(i.type.HasField("tensor_type") for i in graph_inputs):
+            return import_onnx(path, None, proto=proto, outputs=outputs)  # says which
+        names = [i.name for i in graph_inputs]
+        declared = [_onnx_dims(i) for i in graph_inputs]
+        shapes = _checked_shapes(path, names, declared, meta, where)
+        return import_onnx(path, shapes or None, proto=proto, outputs=outputs)
+    if suffix not in (".torchscript", ".pt", ".pth"):
+        return import_model(path, None, outputs)
+    try:
+        return import_model(path, _given_shapes(meta), outputs)
+    except SynapcError as error:
+        if "input_shapes" not in str(error):
+            raise
+        names = _torchscript_argument_names(path)
+        try:
+            _checked_shapes(path, names, [None] * len(names), meta, where)
+        except SynapcError as problem:
+            raise problem from None
+        raise  # the metafile gave every shape: the importer's problem is another one
+
+
+def _onnx_dims(value_info: onnx.ValueInfoProto) -> list[int | None]:
+    """An ONNX graph input's dimensions, None where unknown (as the ONNX importer reads
+    them)."""
+    ttype = value_info.type.tensor_type
+    return [
+        d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
+        for d in ttype.shape.dim
+    ]
+
+
+def _shown(dims: Sequence[int | None]) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def _checked_shapes(
+    path: Path,
+    names: Sequence[str],
+    declared: Sequence[list[int | None] | None],
+    meta: Metafile,
+    where: str,
+) -> dict[str, list[int]]:
+    """The metafile's shape of each input, by name, after checking them against the
+    `declared` dimensions (None: no shape recorded); an input whose shape is not static
+    must have one (an unknown leading batch dimension defaults to 1)."""
+    bound = bind_entries(names, meta, where)
+    shapes: dict[str, list[int]] = {}
+    for name, dims, k in zip(names, declared, bound, strict=True):
+        given = None if k is None else meta.inputs[k].shape
+        if given is not None:
+            if dims is not None and (
+                len(given) != len(dims)
+                or any(d is not None and d != g for d, g in zip(dims, given, strict=True))
+            ):
+                raise SynapcError(
+                    f"{where}: inputs[{k}].shape: {list(given)} does not match input "
+                    f"'{name}' of shape {_shown(dims)}"
+                )
+            shapes[name] = list(given)
+        elif dims is None or any(d is None for d in dims[1:]):
+            raise SynapcError(_missing_shape(path, name, dims, k, meta, where))
+    return shapes
+
+
+def _missing_shape(
+    path: Path,
+    name: str,
+    dims: list[int | None] | None,
+    k: int | None,
+    meta: Metafile,
+    where: str,
+) -> str:
+    """The message for input `name` (entry `k`, None: not listed) whose shape is not
+    static and that the metafile gives no shape."""
+    why = (
+        "TorchScript models record no input shapes"
+        if dims is None
+        else f"its shape {_shown(dims)} is not static"
+    )
+    if k is not None:
+        return f"{where}: inputs[{k}].shape: required for input '{name}' ({why})"
+    if meta.path is None and not meta.inputs:
+        return (
+            f"{path}: input '{name}' needs a static shape ({why}); give it in a metafile "
+            f"(--meta) as inputs[0].shape, with inputs[0].name: {name}"
+        )
+    return (
+        f"{where}: inputs: input '{name}' has no entry and needs a static shape ({why}); "
+        f"add inputs[{len(meta.inputs)}] with name: {name} and its shape"
+    )
+
+
+def _given_shapes(meta: Metafile) -> dict[str, list[int]] | list[list[int]] | None:
+    """The metafile's shapes as the importer's `input_shapes`: by name, or in order when
+    the entries have no names (None when an unnamed entry has no shape)."""
+    entries = list(meta.inputs)
+    if not entries:
+        return None
+    if entries[0].name is None:
+        if any(e.shape is None for e in entries):
+            return None
+        return [list(e.shape) for e in entries]  # type: ignore[arg-type]
+    return {e.name: list(e.shape) for e in entries if e.shape is not None}  # type: ignore[misc]
+
+
+def _torchscript_argument_names(path: Path) -> list[str]:
+    """The forward-argument names of a TorchScript archive, as its importer names the
+    model inputs."""
+    from synapc.importers.torchscript.loader import frozen_graph, load_torchscript
+    from synapc.importers.torchscript.translator import _argument_names
+
+    inputs = list(frozen_graph(path, load_torchscript(path)).inputs())
+    if inputs and inputs[0].type().kind() == "ClassType":
+        inputs = inputs[1:]  # the frozen module itself
+    return _argument_names(inputs)
 
 
 def apply_layout(model: Model, want: str, have: str) -> Model:

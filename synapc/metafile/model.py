@@ -87,9 +87,10 @@ class PreprocessSpec:
 @dataclass(frozen=True)
 class InputSpec:
     """One `inputs[i]` entry: which tensor (by name or position) and how the runtime or the
-    NPU normalises the data fed to it. `format` is the resolved string ("" when neither the
-    entry nor `input_format` gives one); `format_name` its colour order, `format_attrs` its
-    `key=value` words."""
+    NPU normalises the data fed to it. `shape` is None when not given (the model's own
+    shape stands; the conversion requires it only where that is not static). `format` is
+    the resolved string ("" when neither the entry nor `input_format` gives one);
+    `format_name` its colour order, `format_attrs` its `key=value` words."""
 
     name: str | None
     shape: tuple[int, ...] | None

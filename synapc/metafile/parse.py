@@ -382,9 +382,9 @@ class _Parser:
             field = f"inputs[{i}]"
             m = self.mapping(entry, field, INPUT_KEYS)
             name = self.name(m.get("name"), f"{field}.name")
+            # a named input without `shape` keeps the model's shape; the conversion
+            # asks for it where that shape is not static
             shape = self.shape(m.get("shape"), f"{field}.shape")
-            if name is not None and shape is None:
-                raise self.fail(f"{field}.shape", "required when the input has a name")
             means = self.means(m.get("means"), f"{field}.means")
             scale = None
             if m.get("scale") is not None:
