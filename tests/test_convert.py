@@ -472,3 +472,23 @@ def test_torchscript_convert_keeps_the_translated_onnx(tmp_path: Path) -> None:
     want = synapc.compile(model, "VS680").run([x])
     got = _run_fresh(out, [x])
     np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_convert_stays_callable_after_its_modules_are_imported(tmp_path: Path) -> None:
+    """Importing a `synapc.convert.*` module first (as the CLI does) binds the package to
+    `synapc.convert`; the call must still convert, whatever the import order."""
+    script = textwrap.dedent(
+        f"""
+        import synapc.convert.output
+        import synapc
+        result = synapc.convert(
+            {str(EXAMPLE)!r}, "VS680", {str(tmp_path / "out")!r}, {str(EXAMPLE_META)!r}
+        )
+        print(type(result).__name__)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "Conversion"
+    assert (tmp_path / "out" / "model.synap").is_file()

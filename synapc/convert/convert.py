@@ -20,6 +20,7 @@ from pathlib import Path
 
 from synapc.backends.package import build_package
 from synapc.backends.targets import get_target
+from synapc.cli import deferred_interrupts
 from synapc.convert import signature
 from synapc.convert.executable import build_subgraph, layer_ops
 from synapc.convert.model_info import layer_names, model_info
@@ -85,8 +86,11 @@ def convert(
     for warning in metafile.warnings():
         say(f"warning: {warning}")
     out = Path(out_dir)
-    created = prepare_out_dir(out)
+    # whether this conversion creates the folder, known before anything is created: a
+    # failure or Ctrl-C at any point (even inside prepare_out_dir) removes it again
+    created = not out.exists()
     try:
+        prepare_out_dir(out)
         fields = {
             "model": file_sha256(path),
             "metafile": metafile.canonical(),
@@ -104,13 +108,14 @@ def convert(
         files.update(cache_files(key, fields, {n: files[n] for n in (PACKAGE, MODEL_INFO)}))
         write_files(out, files)
         prune_cache(out, set(files))
+        seconds = time.perf_counter() - start
+        say(f"converted {path.name} for {spec.name} in {seconds:.1f} s: {out / PACKAGE}")
+        return Conversion(out, out / PACKAGE, out / MODEL_INFO, cached is not None, seconds)
     except BaseException:
         if created:
-            shutil.rmtree(out, ignore_errors=True)
+            with deferred_interrupts():  # a second Ctrl-C must not stop the cleanup
+                shutil.rmtree(out, ignore_errors=True)
         raise
-    seconds = time.perf_counter() - start
-    say(f"converted {path.name} for {spec.name} in {seconds:.1f} s: {out / PACKAGE}")
-    return Conversion(out, out / PACKAGE, out / MODEL_INFO, cached is not None, seconds)
 
 
 def _metafile(meta: str | os.PathLike[str] | None, model: Path) -> Metafile:
@@ -130,7 +135,6 @@ def _convert(
 ) -> dict[str, bytes]:
     """The files of a fresh conversion, by relative name."""
     from synapc.compiler import optimize
-    from synapc.importers import import_model
     from synapc.mlir_io import write_module
 
     where = str(metafile.path) if metafile.path is not None else "metafile"
@@ -145,13 +149,13 @@ def _convert(
             stages[f"{INTERMEDIATE}/{index:02d}_{stage}.mlir"] = text.getvalue().encode()
 
     tick = time.perf_counter()
-    model = import_model(path, _input_shapes(path, metafile), _cut(metafile) or None)
+    model = signature.import_with_metafile(path, metafile, where, _cut(metafile) or None)
     say(f"imported {path.name} in {time.perf_counter() - tick:.1f} s")
     keep("imported", model.module)
     if preserve:
         stages.update({f"{INTERMEDIATE}/{n}": data for n, data in model.artifacts.items()})
     bound_inputs = signature.bind_inputs(model, metafile, where)
-    signature.check_input_shapes(model, bound_inputs, where)
+    signature.check_input_shapes(model, bound_inputs, where, metafile)
     bound_outputs = _bind_outputs(model, metafile, where)
     have = signature.source_layout(path.name)
     layout = have if metafile.data_layout == "default" else metafile.data_layout
@@ -189,6 +193,7 @@ def _convert(
         title=f"synapc {fields['synapc']}: {path.name} converted for {spec.name}\n"
         f"model sha256: {fields['model']}",
         func=optimized.main,
+        target=spec,
         source_layer_names=source_names,
         inputs=inputs,
         outputs=outputs,
@@ -196,23 +201,6 @@ def _convert(
         layers=layer_ops(optimized.main),
     )
     return {PACKAGE: package, MODEL_INFO: info.encode(), **stages}
-
-
-def _input_shapes(
-    path: Path, metafile: Metafile
-) -> dict[str, list[int]] | list[list[int]] | None:
-    """Input shapes for the importer (ONNX and TorchScript fix dynamic dimensions with
-    them; TFLite's shapes are static and are checked after import instead)."""
-    if path.suffix.lower() == ".tflite":
-        return None
-    entries = [e for e in metafile.inputs if e.shape is not None]
-    if not entries:
-        return None
-    if entries[0].name is None:
-        if len(entries) != len(metafile.inputs):
-            return None
-        return [list(e.shape) for e in entries]  # type: ignore[arg-type]
-    return {e.name: list(e.shape) for e in entries}  # type: ignore[arg-type, misc]
 
 
 def _cut(metafile: Metafile) -> list[str]:
