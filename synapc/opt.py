@@ -31,8 +31,9 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import synapc
-from synapc.cli import replacing, run_interruptible
 from synapc.context import make_context
+from synapc.files import replacing
+from synapc.interrupts import run_interruptible
 from synapc.mlir_io import ResourceError, read_stream, write_module
 from synapc.passes.registry import PASSES
 from synapc.weights import WeightStore

@@ -287,6 +287,7 @@ def test_png_decoder(tmp_path: Path, channels: int, color: int, depth: int) -> N
 @pytest.mark.parametrize("channels", [1, 3, 4])
 def test_bmp_decoder_matches_opencv(tmp_path: Path, channels: int) -> None:
     import cv2
+
     pixels = _pixels((13, 11, channels), seed=channels)
     path = tmp_path / "x.bmp"
     assert cv2.imwrite(str(path), pixels[:, :, 0] if channels == 1 else pixels)
@@ -303,6 +304,7 @@ def test_jpeg_decodes_as_opencv_does(tmp_path: Path) -> None:
     """JPEG is read (benchmark_model's users hand it photos): the same pixels as OpenCV's
     decoder give, within the rounding of two IDCT implementations."""
     import cv2
+
     pixels = cv2.GaussianBlur(_pixels((32, 48, 3), seed=5), (7, 7), 0)
     path = tmp_path / "photo.jpg"
     assert cv2.imwrite(str(path), pixels, [cv2.IMWRITE_JPEG_QUALITY, 95])

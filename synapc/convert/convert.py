@@ -20,7 +20,6 @@ from pathlib import Path
 
 from synapc.backends.package import build_package
 from synapc.backends.targets import get_target
-from synapc.cli import deferred_interrupts
 from synapc.convert import signature
 from synapc.convert.executable import build_subgraph, layer_ops
 from synapc.convert.model_info import layer_names, model_info
@@ -34,6 +33,7 @@ from synapc.convert.output import (
     write_files,
 )
 from synapc.errors import SynapcError
+from synapc.interrupts import deferred_interrupts
 from synapc.metafile import (
     Metafile,
     OutputSpec,

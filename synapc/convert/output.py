@@ -14,9 +14,10 @@ import shutil
 from contextlib import suppress
 from pathlib import Path
 
-# in the command line's module, which uses it before it imports JAX (this package does)
-from synapc.cli import deferred_interrupts
 from synapc.errors import SynapcError
+
+# in the command line's module, which uses it before it imports JAX (this package does)
+from synapc.interrupts import deferred_interrupts
 
 #: The cache folder inside the output folder.
 CACHE = "cache"
