@@ -1,0 +1,1 @@
+"""Scripts that measure synapc: speed, memory, fidelity and robustness."""
