@@ -4,14 +4,15 @@
 Everything is computed in memory first and written at the end (temporary names, then
 renames), so bad input never leaves half-written files; the cache in ``out_dir/cache`` is
 keyed by the model's hash, the metafile, the target, the profiling switch and the synapc
-version, and is wiped when any of them changes.
+version, and is replaced when any of them changes. The output folder is locked for the
+whole conversion, and concurrent or killed conversions never leave a mixed or partial
+output: the protocol is described in `synapc.convert.output`.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,16 +25,15 @@ from synapc.convert import signature
 from synapc.convert.executable import build_subgraph, layer_ops
 from synapc.convert.model_info import layer_names, model_info
 from synapc.convert.output import (
-    cache_files,
+    INTERMEDIATE,
+    MODEL_INFO,
+    PACKAGE,
     cache_key,
     file_sha256,
-    prepare_out_dir,
-    prune_cache,
-    read_cache,
-    write_files,
+    open_output,
+    output_state,
 )
 from synapc.errors import SynapcError
-from synapc.interrupts import deferred_interrupts
 from synapc.metafile import (
     Metafile,
     OutputSpec,
@@ -43,10 +43,7 @@ from synapc.metafile import (
 )
 from synapc.model import Model
 
-PACKAGE = "model.synap"
-MODEL_INFO = "model_info.txt"
-#: Intermediate IR files written with `preserve`.
-INTERMEDIATE = "intermediate"
+__all__ = ["INTERMEDIATE", "MODEL_INFO", "PACKAGE", "Conversion", "convert"]
 
 
 @dataclass(frozen=True)
@@ -74,9 +71,19 @@ def convert(
     """Convert the model file `model` for `target` (vendor aliases accepted) into
     `out_dir`, following the metafile `meta`; `profiling` also exports every layer on
     its own (for `synapc benchmark --profiling`), `preserve` writes the IR after each
-    stage to ``out_dir/intermediate``. Progress and warnings go to `log`."""
+    stage to ``out_dir/intermediate``. Progress and warnings go to `log`.
+
+    The output folder is held under an exclusive lock (``out_dir/.synapc.lock``) from
+    the cache check to the last rename; a conversion that waited for it while another
+    conversion wrote a different model there fails with a `SynapcError` (the other's
+    output stays), one that waited for the same conversion is served from the cache.
+    See `synapc.convert.output` for the whole protocol."""
     start = time.perf_counter()
     say = log or (lambda message: None)
+    out = Path(out_dir)
+    # what the folder held when this conversion started: another conversion writing
+    # it before this one gets the lock is a conflict (Output.check_unchanged)
+    before = output_state(out)
     path = Path(model)
     if not path.is_file():
         raise SynapcError(f"{path}: no such model file")
@@ -85,37 +92,29 @@ def convert(
     metafile.require_supported()
     for warning in metafile.warnings():
         say(f"warning: {warning}")
-    out = Path(out_dir)
-    # whether this conversion creates the folder, known before anything is created: a
-    # failure or Ctrl-C at any point (even inside prepare_out_dir) removes it again
-    created = not out.exists()
-    try:
-        prepare_out_dir(out)
-        fields = {
-            "model": file_sha256(path),
-            "metafile": metafile.canonical(),
-            "target": spec.name,
-            "profiling": str(profiling),
-            "synapc": version("synapc"),
-        }
-        key = cache_key(**fields)
-        cached = None if preserve else read_cache(out, key, [PACKAGE, MODEL_INFO])
+    fields = {
+        "model": file_sha256(path),
+        "metafile": metafile.canonical(),
+        "target": spec.name,
+        "profiling": str(profiling),
+        "synapc": version("synapc"),
+    }
+    key = cache_key(**fields)
+    # a failure or Ctrl-C at any point removes what this conversion wrote, and the
+    # folder if it created it
+    with open_output(out, say) as output:
+        output.check_unchanged(before, key)
+        cached = None if preserve else output.read_cache(key, fields)
         if cached is not None:
             say("using the cached conversion")
             files = cached
         else:
             files = _convert(path, spec.name, metafile, fields, profiling, preserve, say)
-        files.update(cache_files(key, fields, {n: files[n] for n in (PACKAGE, MODEL_INFO)}))
-        write_files(out, files)
-        prune_cache(out, set(files))
+        output.write(key, fields, files)
         seconds = time.perf_counter() - start
+        # said under the lock: what this process wrote is in the folder
         say(f"converted {path.name} for {spec.name} in {seconds:.1f} s: {out / PACKAGE}")
-        return Conversion(out, out / PACKAGE, out / MODEL_INFO, cached is not None, seconds)
-    except BaseException:
-        if created:
-            with deferred_interrupts():  # a second Ctrl-C must not stop the cleanup
-                shutil.rmtree(out, ignore_errors=True)
-        raise
+    return Conversion(out, out / PACKAGE, out / MODEL_INFO, cached is not None, seconds)
 
 
 def _metafile(meta: str | os.PathLike[str] | None, model: Path) -> Metafile:
