@@ -14,9 +14,11 @@ import importlib
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+# the repository root instead of this script's folder, whose tflite.py and onnx.py would
+# hide the real packages of those names
+sys.path[0] = str(Path(__file__).resolve().parents[2])
 
-from benchmarks.fuzz.harness import run_campaign
+from benchmarks.fuzz.harness import run_campaign  # noqa: E402
 
 TARGETS = ("tflite", "onnx", "metafile", "package", "compile")
 

@@ -27,7 +27,7 @@ _UNARY = {
 }
 
 
-@converts(*_UNARY)
+@converts(*_UNARY, inputs=(1, 1))
 def _unary(imp: Importer, op: TfliteOp) -> None:
     emit(imp, op, _UNARY[op.name])
 
@@ -40,32 +40,32 @@ _CLAMPS = {
 }
 
 
-@converts(*_CLAMPS)
+@converts(*_CLAMPS, inputs=(1, 1))
 def _clamp(imp: Importer, op: TfliteOp) -> None:
     low, high = _CLAMPS[op.name]
     bounds = {k: v for k, v in (("min", low), ("max", high)) if v is not None}
     emit(imp, op, act.ClampOp, **bounds)
 
 
-@converts("LEAKY_RELU")
+@converts("LEAKY_RELU", inputs=(1, 1))
 def _leaky_relu(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.LeakyReluOptions)
+    o = op.options(tflite.LeakyReluOptions, required=True)
     emit(imp, op, act.LeakyReluOp, alpha=o.Alpha())
 
 
-@converts("GELU")
+@converts("GELU", inputs=(1, 1))
 def _gelu(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.GeluOptions)
     emit(imp, op, act.GeluOp, approximate=bool(o and o.Approximate()))
 
 
-@converts("SOFTMAX")
+@converts("SOFTMAX", inputs=(1, 1))
 def _softmax(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.SoftmaxOptions)
     emit(imp, op, act.SoftmaxOp, beta=o.Beta() if o else 1.0)
 
 
-@converts("L2_NORMALIZATION")
+@converts("L2_NORMALIZATION", inputs=(1, 1))
 def _l2_normalize(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.L2NormOptions)
     code = o.FusedActivationFunction() if o is not None else 0

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 import tflite
 from xdsl.dialects.builtin import TensorType
@@ -19,6 +22,7 @@ from synapc.importers.tflite.helpers import (
     padding,
 )
 from synapc.importers.tflite.reader import Importer, TfliteOp, converts
+from synapc.limits import check_tensor
 
 _INT32, _INT64 = np.dtype(np.int32), np.dtype(np.int64)
 
@@ -35,6 +39,8 @@ def _bias_dtype(
     element = imp.element_type(x)
     if not isinstance(element, UniformQuantizedType):
         return None
+    if element.is_per_axis:
+        raise imp.fail(f"input {imp.label(x)} must be quantized per tensor, not per axis")
     if element.storage_dtype != np.int16:
         return _INT32
     if imp.numpy_dtype(w) == np.int16:
@@ -74,7 +80,11 @@ def _bias(
         return None
     if not isinstance(weights, UniformQuantizedType):
         raise op.fail("a quantized layer needs quantized weights")
-    channels = imp.shape(op.outputs[0])[-1]
+    out_shape = imp.shape(op.outputs[0])
+    if not out_shape:
+        raise op.fail(f"output {imp.label(op.outputs[0])} has no channel axis (rank 0)")
+    channels = out_shape[-1]
+    check_tensor([channels], 4, f"{imp.path}: {op.label}: zero bias")
     scales = element.scale * weights.scales
     bias_type = (
         UniformQuantizedType.per_axis("i32", 0, scales)
@@ -90,16 +100,18 @@ def _bias(
     return constant.results[0]
 
 
-@converts("CONV_2D")
+@converts("CONV_2D", inputs=(2, 3))
 def _conv2d(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.Conv2DOptions)
+    o = op.options(tflite.Conv2DOptions, required=True)
     x, w = op.inputs[0], op.inputs[1]
     bias = op.input(2)
-    in_shape, w_shape = imp.shape(x), imp.shape(w)
-    strides, dilations = (
-        (o.StrideH(), o.StrideW()),
-        (o.DilationHFactor(), o.DilationWFactor()),
-    )
+    in_shape, w_shape = op.rank(x, 4, "input"), op.rank(w, 4, "weights")
+    strides, dilations = _strides_and_dilations(op, o)
+    if w_shape[3] < 1 or in_shape[3] < 1 or in_shape[3] % w_shape[3]:
+        raise op.fail(
+            f"{in_shape[3]} input channels cannot be split into groups of "
+            f"{w_shape[3]} (the weights' last dimension)"
+        )
     pad = padding(op, o.Padding(), in_shape[1:3], w_shape[1:3], strides, dilations)
     emit(
         imp,
@@ -116,16 +128,23 @@ def _conv2d(imp: Importer, op: TfliteOp) -> None:
     )
 
 
-@converts("DEPTHWISE_CONV_2D")
+def _strides_and_dilations(op: TfliteOp, o: Any) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(strides, dilations) of a convolution's options, both checked positive."""
+    strides = (o.StrideH(), o.StrideW())
+    dilations = (o.DilationHFactor(), o.DilationWFactor())
+    op.positive("strides", strides)
+    op.positive("dilations", dilations)
+    return strides, dilations
+
+
+@converts("DEPTHWISE_CONV_2D", inputs=(2, 3))
 def _depthwise(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.DepthwiseConv2DOptions)
+    o = op.options(tflite.DepthwiseConv2DOptions, required=True)
     x, w = op.inputs[0], op.inputs[1]
     bias = op.input(2)
-    strides, dilations = (
-        (o.StrideH(), o.StrideW()),
-        (o.DilationHFactor(), o.DilationWFactor()),
-    )
-    pad = padding(op, o.Padding(), imp.shape(x)[1:3], imp.shape(w)[1:3], strides, dilations)
+    in_shape, w_shape = op.rank(x, 4, "input"), op.rank(w, 4, "weights")
+    strides, dilations = _strides_and_dilations(op, o)
+    pad = padding(op, o.Padding(), in_shape[1:3], w_shape[1:3], strides, dilations)
     emit(
         imp,
         op,
@@ -140,9 +159,9 @@ def _depthwise(imp: Importer, op: TfliteOp) -> None:
     )
 
 
-@converts("TRANSPOSE_CONV")
+@converts("TRANSPOSE_CONV", inputs=(3, 4))
 def _transpose_conv(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.TransposeConvOptions)
+    o = op.options(tflite.TransposeConvOptions, required=True)
     code = o.FusedActivationFunction()
     _emit_transpose_conv(
         imp,
@@ -157,15 +176,15 @@ def _transpose_conv(imp: Importer, op: TfliteOp) -> None:
     )
 
 
-@converts("Convolution2DTransposeBias")
+@converts("Convolution2DTransposeBias", inputs=(2, 3))
 def _mediapipe_transpose_conv(imp: Importer, op: TfliteOp) -> None:
     """MediaPipe's custom transposed convolution: inputs (input, weights, bias); custom
     options are TfLiteTransposeConvParams as raw int32s (padding, stride_w, stride_h),
     padding 1 = SAME, 2 = VALID (TfLitePadding)."""
-    raw = op.raw.CustomOptionsAsNumpy()
-    if isinstance(raw, int) or raw.size < 12:
+    raw = op.custom_options
+    if raw is None or len(raw) < 12:
         raise op.fail("custom options must hold padding, stride_width, stride_height")
-    padding, stride_w, stride_h = (int(v) for v in raw[:12].view("<i4"))
+    padding, stride_w, stride_h = (int(v) for v in np.frombuffer(raw, "<i4", 3))
     codes = {1: tflite.Padding.SAME, 2: tflite.Padding.VALID}
     if padding not in codes:
         raise op.fail(f"unknown padding {padding} in custom options")
@@ -194,9 +213,10 @@ def _emit_transpose_conv(
 ) -> None:
     """A TFLite transposed convolution: the output shape is the output tensor's; SAME
     padding is computed on the output as for a convolution from output to input."""
-    out_shape = imp.shape(op.outputs[0])
-    kernel = imp.shape(w)[1:3]
-    in_hw = imp.shape(x)[1:3]
+    out_shape = op.rank(op.outputs[0], 4, "output")
+    kernel = op.rank(w, 4, "weights")[1:3]
+    in_hw = op.rank(x, 4, "input")[1:3]
+    op.positive("strides", strides)
     pads: list[int] = []
     for axis in range(2):
         full = (in_hw[axis] - 1) * strides[axis] + kernel[axis]
@@ -217,7 +237,7 @@ def _emit_transpose_conv(
     )
 
 
-@converts("FULLY_CONNECTED")
+@converts("FULLY_CONNECTED", inputs=(2, 3))
 def _fully_connected(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.FullyConnectedOptions)
     if (
@@ -228,14 +248,18 @@ def _fully_connected(imp: Importer, op: TfliteOp) -> None:
     x, w = op.inputs[0], op.inputs[1]
     bias = op.input(2)
     value = imp.value(x)
-    features = imp.shape(w)[1]
+    features = op.rank(w, 2, "weights")[1]
     out_type = output_type(imp, op)
     in_shape = imp.shape(x)
     keep = o is not None and o.KeepNumDims()
     if not keep and len(in_shape) != 2:
-        flat = TensorType(
-            imp.element_type(x), [int(np.prod(in_shape)) // features, features]
-        )
+        size = math.prod(in_shape)
+        if features < 1 or size % features:
+            raise op.fail(
+                f"input {imp.label(x)} of shape {list(in_shape)} cannot be flattened "
+                f"into rows of {features} features"
+            )
+        flat = TensorType(imp.element_type(x), [size // features, features])
         value = imp.emit(data_movement.ReshapeOp.make(value, result_types=[flat])).results[
             0
         ]
@@ -253,7 +277,7 @@ def _fully_connected(imp: Importer, op: TfliteOp) -> None:
     )
 
 
-@converts("BATCH_MATMUL")
+@converts("BATCH_MATMUL", inputs=(2, 2))
 def _batch_matmul(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.BatchMatMulOptions)
     emit(

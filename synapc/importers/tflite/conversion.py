@@ -12,7 +12,7 @@ from synapc.importers.tflite.helpers import (
 from synapc.importers.tflite.reader import Importer, TfliteOp, converts
 
 
-@converts("CAST", "QUANTIZE")
+@converts("CAST", "QUANTIZE", inputs=(1, 1))
 def _cast_or_quantize(imp: Importer, op: TfliteOp) -> None:
     """Conversions fully described by the output tensor's type."""
     if op.name == "CAST" and any(
@@ -27,13 +27,18 @@ def _cast_or_quantize(imp: Importer, op: TfliteOp) -> None:
     emit(imp, op, op_class, imp.value(op.inputs[0]))
 
 
-@converts("DEQUANTIZE")
+@converts("DEQUANTIZE", inputs=(1, 1))
 def _dequantize(imp: Importer, op: TfliteOp) -> None:
     x = op.inputs[0]
     array = imp.constant_array(x)
     if array is not None and array.dtype == np.float16:
         # float16 weights (mediapipe style): fold into float32 weights once, at import.
         t = op.outputs[0]
+        if imp.numpy_dtype(t) != np.float32 or imp.shape(t) != array.shape:
+            raise op.fail(
+                f"output {imp.label(t)} must be float32 of the input's shape "
+                f"{list(array.shape)}, got {imp.numpy_dtype(t)} {list(imp.shape(t))}"
+            )
         folded = imp.weights.constant(
             array.astype(np.float32), imp.tensor_name(t), imp.tensor_type(t)
         )

@@ -42,19 +42,20 @@ def require_same_quantization(
         )
 
 
-@converts("CONCATENATION")
+@converts("CONCATENATION", inputs=(1, None))
 def _concat(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.ConcatenationOptions)
+    o = op.options(tflite.ConcatenationOptions, required=True)
     if imp.numpy_dtype(op.outputs[0]) == np.int16:
         # LiteRT rescales uint8 inputs (int8 ones must match), but copies int16 ones.
         require_same_quantization(imp, op, op.inputs, op.outputs)
     values = [imp.value(t) for t in op.inputs]
+    axis = op.axis(o.Axis(), len(imp.shape(op.inputs[0])))
     emit_with_activation(
         imp,
         op,
         lambda t: data_movement.ConcatOp.make(
             values,
-            axis=o.Axis() % len(imp.shape(op.inputs[0])),
+            axis=axis,
             result_types=[t],
             **op.source,
         ),
@@ -67,30 +68,33 @@ def _emit_split(imp: Importer, op: TfliteOp, x: int, axis: int) -> None:
     types = [imp.tensor_type(t) for t in op.outputs]
     imp.emit(
         data_movement.SplitOp.make(
-            imp.value(x), axis=axis % len(imp.shape(x)), result_types=types, **op.source
+            imp.value(x),
+            axis=op.axis(axis, len(imp.shape(x))),
+            result_types=types,
+            **op.source,
         ),
         *op.outputs,
     )
 
 
-@converts("SPLIT")
+@converts("SPLIT", inputs=(2, 2), outputs=(1, None))
 def _split(imp: Importer, op: TfliteOp) -> None:
-    _emit_split(imp, op, op.inputs[1], imp.const_ints(op, 0, "axis")[0])
+    _emit_split(imp, op, op.inputs[1], imp.const_int(op, 0, "axis"))
 
 
-@converts("SPLIT_V")
+@converts("SPLIT_V", inputs=(3, 3), outputs=(1, None))
 def _split_v(imp: Importer, op: TfliteOp) -> None:
-    _emit_split(imp, op, op.inputs[0], imp.const_ints(op, 2, "axis")[0])
+    _emit_split(imp, op, op.inputs[0], imp.const_int(op, 2, "axis"))
 
 
-@converts("SLICE")
+@converts("SLICE", inputs=(3, 3))
 def _slice(imp: Importer, op: TfliteOp) -> None:
     begin = imp.const_ints(op, 1, "begin")
     require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     emit(imp, op, data_movement.SliceOp, imp.value(op.inputs[0]), start=begin)
 
 
-@converts("STRIDED_SLICE")
+@converts("STRIDED_SLICE", inputs=(4, 4))
 def _strided_slice(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.StridedSliceOptions)
     require_same_quantization(imp, op, op.inputs[:1], op.outputs)
@@ -98,6 +102,13 @@ def _strided_slice(imp: Importer, op: TfliteOp) -> None:
     begin = imp.const_ints(op, 1, "begin")
     end = imp.const_ints(op, 2, "end")
     strides = imp.const_ints(op, 3, "strides")
+    if not len(begin) == len(end) == len(strides) or len(begin) > len(shape):
+        raise op.fail(
+            f"begin, end and strides must have one value per dimension of the input "
+            f"(at most {len(shape)}), got {len(begin)}, {len(end)} and {len(strides)}"
+        )
+    if 0 in strides:
+        raise op.fail(f"strides must not be 0, got {strides}")
     if o is not None and (o.EllipsisMask() or o.NewAxisMask()):
         raise op.fail("ellipsis_mask and new_axis_mask are not supported")
     begin_mask = o.BeginMask() if o else 0
@@ -155,7 +166,9 @@ _UNARY_BY_OUTPUT = {
 }
 
 
-@converts(*_UNARY_BY_OUTPUT)
+@converts("RESHAPE", inputs=(1, 2))
+@converts("SQUEEZE", inputs=(1, 1))
+@converts("EXPAND_DIMS", "BROADCAST_TO", inputs=(2, 2))
 def _unary_by_output(imp: Importer, op: TfliteOp) -> None:
     """Ops of input 0 alone whose result is fully described by the output tensor's type
     (shape inputs such as RESHAPE's are implied by it)."""
@@ -170,7 +183,7 @@ _WITH_CONSTANT_LIST = {
 }
 
 
-@converts(*_WITH_CONSTANT_LIST)
+@converts(*_WITH_CONSTANT_LIST, inputs=(2, 2))
 def _with_constant_list(imp: Importer, op: TfliteOp) -> None:
     """Ops whose input 1 is a constant integer list that becomes a property."""
     op_class, prop = _WITH_CONSTANT_LIST[op.name]
@@ -179,23 +192,28 @@ def _with_constant_list(imp: Importer, op: TfliteOp) -> None:
     emit(imp, op, op_class, imp.value(op.inputs[0]), **{prop: values})
 
 
-@converts("PAD", "PADV2", "MIRROR_PAD")
+@converts("PAD", "MIRROR_PAD", inputs=(2, 2))
+@converts("PADV2", inputs=(2, 3))
 def _pad(imp: Importer, op: TfliteOp) -> None:
     pads = imp.const_ints(op, 1, "paddings")
     require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     props: dict[str, Any] = {"pads": pads}
     if op.name == "MIRROR_PAD":
-        o = op.options(tflite.MirrorPadOptions)
-        props["mode"] = (
-            PadMode.REFLECT
-            if o.Mode() == tflite.MirrorPadMode.REFLECT
-            else PadMode.SYMMETRIC
-        )
+        o = op.options(tflite.MirrorPadOptions, required=True)
+        modes = {
+            tflite.MirrorPadMode.REFLECT: PadMode.REFLECT,
+            tflite.MirrorPadMode.SYMMETRIC: PadMode.SYMMETRIC,
+        }
+        if o.Mode() not in modes:
+            raise op.fail(f"mirror pad mode {o.Mode()} is not REFLECT or SYMMETRIC")
+        props["mode"] = modes[o.Mode()]
     elif op.name == "PADV2" and op.input(2) is not None:
         raw = imp.constant_array(op.inputs[2])
         if raw is None:
             raise op.fail("constant_values (input 2) must be a constant")
         element = imp.element_type(op.inputs[2])
+        if raw.size != 1:
+            raise op.fail(f"constant_values (input 2) must hold one value, got {raw.size}")
         value = float(raw.reshape(-1)[0])
         if isinstance(element, UniformQuantizedType):
             value = element.scale * (value - element.zero_point)
@@ -203,37 +221,39 @@ def _pad(imp: Importer, op: TfliteOp) -> None:
     emit(imp, op, data_movement.PadOp, imp.value(op.inputs[0]), **props)
 
 
-@converts("DEPTH_TO_SPACE")
+@converts("DEPTH_TO_SPACE", inputs=(1, 1))
 def _depth_to_space(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.DepthToSpaceOptions)
+    o = op.options(tflite.DepthToSpaceOptions, required=True)
+    op.positive("block_size", [o.BlockSize()])
     require_same_quantization(imp, op, op.inputs, op.outputs)
     emit(imp, op, data_movement.DepthToSpaceOp, block_size=o.BlockSize())
 
 
-@converts("SPACE_TO_DEPTH")
+@converts("SPACE_TO_DEPTH", inputs=(1, 1))
 def _space_to_depth(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.SpaceToDepthOptions)
+    o = op.options(tflite.SpaceToDepthOptions, required=True)
+    op.positive("block_size", [o.BlockSize()])
     require_same_quantization(imp, op, op.inputs, op.outputs)
     emit(imp, op, data_movement.SpaceToDepthOp, block_size=o.BlockSize())
 
 
-@converts("GATHER")
+@converts("GATHER", inputs=(2, 2))
 def _gather(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.GatherOptions)
     require_same_quantization(imp, op, op.inputs[:1], op.outputs)
     if o is not None and o.BatchDims():
         raise op.fail("batch_dims is not supported")
     rank = len(imp.shape(op.inputs[0]))
-    axis = (o.Axis() if o else 0) % rank
+    axis = op.axis(o.Axis() if o else 0, rank)
     emit(imp, op, data_movement.GatherOp, axis=axis)
 
 
-@converts("PACK")
+@converts("PACK", inputs=(1, None))
 def _pack(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.PackOptions)
+    o = op.options(tflite.PackOptions, required=True)
     require_same_quantization(imp, op, op.inputs, op.outputs)
     out_type = output_type(imp, op)
-    axis = o.Axis() % len(out_type.get_shape())
+    axis = op.axis(o.Axis(), len(out_type.get_shape()))
     pieces = []
     for t in op.inputs:
         shape = list(imp.shape(t))
@@ -252,12 +272,12 @@ def _pack(imp: Importer, op: TfliteOp) -> None:
     )
 
 
-@converts("UNPACK")
+@converts("UNPACK", inputs=(1, 1), outputs=(1, None))
 def _unpack(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.UnpackOptions)
+    o = op.options(tflite.UnpackOptions, required=True)
     require_same_quantization(imp, op, op.inputs, op.outputs)
     shape = list(imp.shape(op.inputs[0]))
-    axis = o.Axis() % len(shape)
+    axis = op.axis(o.Axis(), len(shape))
     piece_shape = [*shape[:axis], 1, *shape[axis + 1 :]]
     element = imp.element_type(op.inputs[0])
     split = imp.emit(

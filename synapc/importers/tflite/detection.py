@@ -39,11 +39,11 @@ def _value(ref: Any, kind: str) -> Any:
 def custom_options(op: TfliteOp) -> dict[str, Any]:
     """The operator's FlexBuffer custom options as property values; a missing required
     key or an undecodable buffer raises a `SynapcError` naming it."""
-    raw = op.raw.CustomOptionsAsNumpy()
-    if isinstance(raw, int) or raw.size == 0:
+    raw = op.custom_options
+    if not raw:
         raise op.fail("custom options are missing (expected a FlexBuffer map)")
     try:
-        options = flexbuffers.GetRoot(raw.tobytes()).AsMap
+        options = flexbuffers.GetRoot(raw).AsMap
         keys = {key.AsKey for key in options.Keys}
     except Exception:  # not a FlexBuffer map
         raise op.fail("custom options are not a FlexBuffer map") from None
@@ -62,15 +62,11 @@ def custom_options(op: TfliteOp) -> dict[str, Any]:
     return values
 
 
-@converts("TFLite_Detection_PostProcess")
+@converts("TFLite_Detection_PostProcess", inputs=(3, 3), outputs=(4, 4))
 def _detection_postprocess(imp: Importer, op: TfliteOp) -> None:
     """Inputs (box encodings, class predictions, anchors), four float32 outputs (boxes,
     classes, scores, num_detections); shapes follow from the options, as LiteRT's
     Prepare sets them."""
-    if len(op.inputs) != 3 or op.input(2) is None:
-        raise op.fail(f"expected 3 inputs, got {len(op.inputs)}")
-    if len(op.outputs) != 4:
-        raise op.fail(f"expected 4 outputs, got {len(op.outputs)}")
     detection = DetectionPostProcessOp.make(
         *(imp.value(t) for t in op.inputs),
         element_type=f32,

@@ -19,7 +19,7 @@ _BINARY_WITH_ACTIVATION = {
 }
 
 
-@converts(*_BINARY_WITH_ACTIVATION)
+@converts(*_BINARY_WITH_ACTIVATION, inputs=(2, 2))
 def _binary_with_fused_activation(imp: Importer, op: TfliteOp) -> None:
     op_class, options_class = _BINARY_WITH_ACTIVATION[op.name]
     o = op.options(options_class)
@@ -47,6 +47,6 @@ _SIMPLE = {
 }
 
 
-@converts(*_SIMPLE)
+@converts(*_SIMPLE, inputs=(2, 2))
 def _simple(imp: Importer, op: TfliteOp) -> None:
     emit(imp, op, _SIMPLE[op.name])

@@ -13,12 +13,15 @@ from synapc.importers.tflite.helpers import (
 from synapc.importers.tflite.reader import Importer, TfliteOp, converts
 
 
-@converts("AVERAGE_POOL_2D", "MAX_POOL_2D")
+@converts("AVERAGE_POOL_2D", "MAX_POOL_2D", inputs=(1, 1))
 def _pool(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.Pool2DOptions)
+    o = op.options(tflite.Pool2DOptions, required=True)
     x = op.inputs[0]
     kernel, strides = (o.FilterHeight(), o.FilterWidth()), (o.StrideH(), o.StrideW())
-    pad = padding(op, o.Padding(), imp.shape(x)[1:3], kernel, strides, (1, 1))
+    op.positive("filter size", kernel)
+    op.positive("strides", strides)
+    in_shape = op.rank(x, 4, "input")
+    pad = padding(op, o.Padding(), in_shape[1:3], kernel, strides, (1, 1))
     op_class = pool.AvgPool2DOp if op.name == "AVERAGE_POOL_2D" else pool.MaxPool2DOp
     emit(
         imp,

@@ -18,11 +18,11 @@ _REDUCTIONS = {
 }
 
 
-@converts(*_REDUCTIONS)
+@converts(*_REDUCTIONS, inputs=(2, 2))
 def _reduce(imp: Importer, op: TfliteOp) -> None:
     o = op.options(tflite.ReducerOptions)
     rank = len(imp.shape(op.inputs[0]))
-    axes = sorted({a % rank for a in imp.const_ints(op, 1, "axes")})
+    axes = sorted({op.axis(a, rank) for a in imp.const_ints(op, 1, "axes")})
     emit(
         imp,
         op,
@@ -33,8 +33,8 @@ def _reduce(imp: Importer, op: TfliteOp) -> None:
     )
 
 
-@converts("ARG_MAX", "ARG_MIN")
+@converts("ARG_MAX", "ARG_MIN", inputs=(2, 2))
 def _arg_reduce(imp: Importer, op: TfliteOp) -> None:
-    axis = imp.const_ints(op, 1, "axis")[0] % len(imp.shape(op.inputs[0]))
+    axis = op.axis(imp.const_int(op, 1, "axis"), len(imp.shape(op.inputs[0])))
     op_class = reduce.ArgMaxOp if op.name == "ARG_MAX" else reduce.ArgMinOp
     emit(imp, op, op_class, imp.value(op.inputs[0]), axis=axis)

@@ -17,7 +17,7 @@ from synapc.importers.tflite.helpers import (
 from synapc.importers.tflite.reader import Importer, TfliteOp, converts
 
 
-@converts("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
+@converts("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", inputs=(2, 2))
 def _resize(imp: Importer, op: TfliteOp) -> None:
     bilinear = op.name == "RESIZE_BILINEAR"
     require_same_quantization(imp, op, op.inputs[:1], op.outputs)
