@@ -244,9 +244,15 @@ def test_unsafe_member_names(tmp_path: Path, package: bytes, name: str) -> None:
             "member '0/model.json': checksum mismatch (the file is corrupt)",
         ),
         (lambda b: b["inputs"][0].update(data_type="object"), "unknown data_type"),
-        (lambda b: b["inputs"][0].update(shape="2x3"), "field 'shape' has the wrong type"),
+        (
+            lambda b: b["inputs"][0].update(shape="2x3"),
+            "bundle.json: inputs[0].shape: expected a list, got a string",
+        ),
         (lambda b: b["graph"][1]["inputs"][0].update(subgraph=1), "names no earlier"),
-        (lambda b: b["outputs_from"].clear(), "'outputs_from' must name one value"),
+        (
+            lambda b: b["outputs_from"].clear(),
+            "bundle.json: outputs_from: must name one value per output",
+        ),
     ],
 )
 def test_bad_bundle(
@@ -261,7 +267,7 @@ def test_bad_bundle(
 def test_bundle_not_json(tmp_path: Path, package: bytes) -> None:
     members = _members(package)
     data = _zip([("bundle.json", b"{not json"), *members[1:]])
-    assert "bundle.json is not valid JSON" in _error(_write(tmp_path, data))
+    assert "bundle.json: not valid JSON" in _error(_write(tmp_path, data))
 
 
 def test_altered_member(tmp_path: Path, package: bytes) -> None:
@@ -287,7 +293,10 @@ def test_weights_out_of_bounds(tmp_path: Path, package: bytes) -> None:
     }
     members["bundle.json"] = json.dumps(bundle).encode()
     message = _error(_write(tmp_path, _zip(list(members.items()))))
-    assert "1/model.json: weights[0]: shape, offset or size do not fit" in message
+    assert (
+        "1/model.json: weights[0]: bytes 1,000,000 to 1,000,004 lie outside 1/weights.bin"
+        in message
+    )
 
 
 def test_one_flipped_byte_anywhere(tmp_path: Path) -> None:

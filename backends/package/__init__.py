@@ -26,6 +26,17 @@ A tensor is ``{"name", "shape", "data_type", "layout", "format", "quantization":
 JSON is written with sorted keys, one-space indent, Python's shortest float repr and a
 final newline, so the same content is the same bytes.
 
+The reader (`read_package`) treats a package as untrusted and checks all of it before
+anything uses it (the order is in `reader.py`): the zip structure from its central
+directory (stored members only, sizes within `synapc.limits`, local headers agreeing with
+the central directory, CRCs), JSON size and nesting depth before parsing, every field of
+bundle.json and model.json against the layout above (types, ranges, shapes within the
+tensor limits, no unknown fields, member names exactly as above, nothing listed that no
+subgraph uses), checksums before any member is parsed, references and the tensors that
+connect subgraphs. `synapc.Network` then checks each program against model.json. Every
+refusal is one `PackageError` line naming the file, the member and the field path
+(``model.synap: 0/model.json: inputs[1].shape[2]: ...``).
+
 Importing this package needs neither xDSL nor the compiler: only numpy and the stdlib.
 """
 
@@ -35,6 +46,7 @@ from synapc.backends.package.reader import (
     read_package,
 )
 from synapc.backends.package.spec import (
+    FieldError,
     PackageError,
     ProfiledLayer,
     Quantization,
@@ -44,6 +56,7 @@ from synapc.backends.package.spec import (
 from synapc.backends.package.writer import build_package
 
 __all__ = [
+    "FieldError",
     "Package",
     "PackageError",
     "ProfiledLayer",

@@ -1,19 +1,24 @@
 """What a `model.synap` package describes: tensors, quantization, subgraphs, layers.
 
-Plain frozen dataclasses with a JSON form (`to_json` / `from_json`). `from_json` checks
-every field's type, because a package is untrusted input: a bad field raises `ValueError`
-with the field's name, which the reader turns into a one-line `PackageError`.
+Plain frozen dataclasses with a JSON form (`to_json` / `from_json`), and the small
+explicit validator the reader checks every JSON field with. A package is untrusted input:
+`from_json` checks each field's type, range and size (shapes against
+`synapc.limits.limits()`) before anything uses it, and a bad field raises `FieldError`
+with the field's path (``inputs[1].shape[2]``), which the reader turns into a one-line
+`PackageError` naming the package and the member.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from synapc.errors import SynapcError
+from synapc.limits import limits
 
 #: Data types a tensor or a weight may have (numpy dtype names; no object dtypes).
 DATA_TYPES = frozenset(
@@ -36,43 +41,188 @@ DATA_TYPES = frozenset(
 LAYOUTS = ("nhwc", "nchw", "none")
 #: Where a subgraph runs.
 DELEGATES = ("npu", "gpu", "cpu")
+#: Most dimensions a tensor or weight may have (numpy 1.x's own maximum is 32).
+# TODO(limits): a `max_tensor_rank` field of synapc.limits.Limits would replace this.
+MAX_RANK = 32
+#: Largest magnitude of a JSON integer that is an index, offset or size (int64's range).
+MAX_INT = (1 << 63) - 1
 
 
 class PackageError(SynapcError):
-    """A `model.synap` that cannot be used: "<path>: <problem>" on one line."""
+    """A `model.synap` that cannot be used: "<path>: <member>: <problem>" on one line."""
 
 
-def _field(d: Any, key: str, kind: type, what: str) -> Any:
-    if not isinstance(d, dict) or key not in d:
-        raise ValueError(f"{what}: missing field '{key}'")
-    value = d[key]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ValueError(f"{what}: field '{key}' has the wrong type")
+class FieldError(ValueError):
+    """A JSON value that breaks the package format. `at` is the value's path inside its
+    document (``inputs[1].shape[2]``, "" for the document itself); the message is
+    ``"<at>: <problem>"``, for the reader to prefix with the package and member."""
+
+    def __init__(self, at: str, problem: str):
+        super().__init__(f"{at}: {problem}" if at else problem)
+        self.at = at
+        self.problem = problem
+
+
+def key_path(at: str, key: str) -> str:
+    """The path of field `key` of the object at `at`."""
+    return f"{at}.{key}" if at else key
+
+
+def item_path(at: str, index: int) -> str:
+    """The path of item `index` of the list at `at`."""
+    return f"{at}[{index}]"
+
+
+def quote(text: str, limit: int = 80) -> str:
+    """`text` quoted for a one-line message: control characters escaped, long text cut."""
+    short = text if len(text) <= limit else text[:limit] + "..."
+    return f"'{short}'" if short.isprintable() else ascii(short)
+
+
+def kind_of(value: Any) -> str:
+    """A JSON value's kind in words, for messages ("a string", "null", ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def describe(value: Any) -> str:
+    """A JSON value shown briefly for a message (never a multi-kilobyte number)."""
+    if isinstance(value, bool) or value is None:
+        return kind_of(value)
+    if isinstance(value, int):
+        digits = len(str(abs(value))) if abs(value) < 10**30 else 31
+        return str(value) if digits <= 30 else "an integer of more than 30 digits"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return quote(value, 40)
+    return kind_of(value)
+
+
+def obj(
+    value: Any, at: str, required: Sequence[str], optional: Sequence[str] = ()
+) -> dict[str, Any]:
+    """`value` as an object that has every `required` field and no field outside
+    `required` and `optional`."""
+    if not isinstance(value, dict):
+        raise FieldError(at, f"expected an object, got {kind_of(value)}")
+    for key in required:
+        if key not in value:
+            raise FieldError(at, f"field '{key}' is missing")
+    for key in value:
+        if key not in required and key not in optional:
+            raise FieldError(at, f"unknown field {quote(key)}")
     return value
 
 
-def _ints(values: Any, key: str, what: str) -> tuple[int, ...]:
-    if not isinstance(values, list) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in values
-    ):
-        raise ValueError(f"{what}: field '{key}' must be a list of integers")
-    return tuple(values)
+def mapping(value: Any, at: str) -> dict[str, Any]:
+    """`value` as an object with any keys."""
+    if not isinstance(value, dict):
+        raise FieldError(at, f"expected an object, got {kind_of(value)}")
+    return value
 
 
-def _floats(values: Any, key: str, what: str) -> tuple[float, ...]:
-    if not isinstance(values, list) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-        for v in values
-    ):
-        raise ValueError(f"{what}: field '{key}' must be a list of finite numbers")
-    return tuple(float(v) for v in values)
+def integer(value: Any, at: str, low: int = -MAX_INT, high: int = MAX_INT) -> int:
+    """`value` as an integer from `low` to `high` (booleans are not integers)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise FieldError(at, f"expected an integer, got {kind_of(value)}")
+    if not low <= value <= high:
+        raise FieldError(
+            at, f"{describe(value)} is out of range (expected {low} to {high})"
+        )
+    return value
 
 
-def ref_pair(value: Any, first: str, what: str) -> tuple[int, int]:
-    """A JSON reference ``{first: k, "out": j}`` as ``(k, j)``."""
-    k = _field(value, first, int, what)
-    j = _field(value, "out", int, what)
+def number(value: Any, at: str) -> float:
+    """`value` (an integer or a number) as a finite float."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise FieldError(at, f"expected a number, got {kind_of(value)}")
+    if isinstance(value, int) and abs(value) > MAX_INT:
+        raise FieldError(at, f"{describe(value)} is out of range")
+    result = float(value)
+    if not math.isfinite(result):
+        raise FieldError(at, f"{describe(value)} is not a finite number")
+    return result
+
+
+def string(value: Any, at: str) -> str:
+    """`value` as a string (valid Unicode: no lone surrogates)."""
+    if not isinstance(value, str):
+        raise FieldError(at, f"expected a string, got {kind_of(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise FieldError(at, "the string is not valid Unicode") from None
+    return value
+
+
+def choice(value: Any, at: str, choices: Sequence[str] | frozenset[str], what: str) -> str:
+    """`value` as one of `choices` (`what` names the kind of value in the message)."""
+    text = string(value, at)
+    if text not in choices:
+        raise FieldError(at, f"unknown {what} {quote(text)}")
+    return text
+
+
+def array(value: Any, at: str) -> list[Any]:
+    """`value` as a list."""
+    if not isinstance(value, list):
+        raise FieldError(at, f"expected a list, got {kind_of(value)}")
+    return value
+
+
+def shape_of(value: Any, at: str, itemsize: int) -> tuple[int, ...]:
+    """`value` as a tensor shape: at most `MAX_RANK` non-negative dimensions whose
+    element and byte counts stay within the tensor limits."""
+    dims = array(value, at)
+    if len(dims) > MAX_RANK:
+        raise FieldError(at, f"{len(dims)} dimensions (at most {MAX_RANK})")
+    current = limits()
+    result = tuple(
+        integer(d, item_path(at, i), 0, current.max_tensor_elements)
+        for i, d in enumerate(dims)
+    )
+    elements = math.prod(result)
+    if elements > current.max_tensor_elements:
+        raise FieldError(
+            at,
+            f"{elements:,} elements exceed the limit of {current.max_tensor_elements:,}"
+            " (SYNAPC_MAX_TENSOR_ELEMENTS raises it)",
+        )
+    if elements * itemsize > current.max_tensor_bytes:
+        raise FieldError(
+            at,
+            f"{elements * itemsize:,} bytes exceed the limit of "
+            f"{current.max_tensor_bytes:,} (SYNAPC_MAX_TENSOR_BYTES raises it)",
+        )
+    return result
+
+
+def ref_pair(value: Any, first: str, at: str) -> tuple[int, int]:
+    """A JSON reference ``{first: k, "out": j}`` as ``(k, j)`` (k may be -1)."""
+    d = obj(value, at, (first, "out"))
+    k = integer(d[first], key_path(at, first), -1, MAX_INT)
+    j = integer(d["out"], key_path(at, "out"), 0, MAX_INT)
     return (k, j)
+
+
+def channel_count(shape: tuple[int, ...], layout: str) -> int | None:
+    """The channel count of a tensor (axis 1 for NCHW, the last one otherwise; None for
+    a scalar)."""
+    if not shape:
+        return None
+    return shape[1 if layout == "nchw" and len(shape) >= 2 else len(shape) - 1]
 
 
 @dataclass(frozen=True)
@@ -96,18 +246,34 @@ class Quantization:
         }
 
     @classmethod
-    def from_json(cls, d: Any) -> Quantization:
-        """Parse and check the JSON form (`ValueError` naming the bad field)."""
-        what = "quantization"
-        scale = _floats(_field(d, "scale", list, what), "scale", what)
-        zero_point = _ints(_field(d, "zero_point", list, what), "zero_point", what)
+    def from_json(cls, d: Any, at: str = "quantization") -> Quantization:
+        """Parse and check the JSON form (`FieldError` naming the bad field): positive
+        finite scales, as many integer zero points, an integer or null axis (required
+        with several scales)."""
+        d = obj(d, at, ("scale", "zero_point"), ("axis",))
+        scales = array(d["scale"], key_path(at, "scale"))
+        scale = tuple(
+            number(v, item_path(key_path(at, "scale"), i)) for i, v in enumerate(scales)
+        )
+        for i, v in enumerate(scale):
+            if v <= 0.0:
+                raise FieldError(
+                    item_path(key_path(at, "scale"), i), f"scale {v!r} is not positive"
+                )
+        points = array(d["zero_point"], key_path(at, "zero_point"))
+        zero_point = tuple(
+            integer(v, item_path(key_path(at, "zero_point"), i))
+            for i, v in enumerate(points)
+        )
         axis = d.get("axis")
-        if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
-            raise ValueError(f"{what}: field 'axis' must be an integer or null")
-        if not scale or len(scale) != len(zero_point):
-            raise ValueError(f"{what}: 'scale' and 'zero_point' differ in length")
+        if axis is not None:
+            axis = integer(axis, key_path(at, "axis"), -MAX_RANK, MAX_RANK)
+        if not scale:
+            raise FieldError(key_path(at, "scale"), "no scale")
+        if len(scale) != len(zero_point):
+            raise FieldError(at, f"{len(scale)} scales but {len(zero_point)} zero points")
         if len(scale) > 1 and axis is None:
-            raise ValueError(f"{what}: several scales but no 'axis'")
+            raise FieldError(key_path(at, "axis"), "several scales but no axis")
         return cls(scale, zero_point, axis)
 
 
@@ -145,35 +311,83 @@ class TensorSpec:
         }
 
     @classmethod
-    def from_json(cls, d: Any) -> TensorSpec:
-        """Parse and check the JSON form (`ValueError` naming the bad field)."""
-        name = _field(d, "name", str, "tensor")
-        what = f"tensor '{name}'"
-        shape = _ints(_field(d, "shape", list, what), "shape", what)
-        if any(s < 0 for s in shape):
-            raise ValueError(f"{what}: negative dimension in 'shape'")
-        data_type = _field(d, "data_type", str, what)
-        if data_type not in DATA_TYPES:
-            raise ValueError(f"{what}: unknown data_type '{data_type}'")
-        layout = _field(d, "layout", str, what)
-        if layout not in LAYOUTS:
-            raise ValueError(f"{what}: unknown layout '{layout}'")
-        fmt = _field(d, "format", str, what)
+    def from_json(cls, d: Any, at: str = "") -> TensorSpec:
+        """Parse and check the JSON form (`FieldError` naming the bad field by its path
+        below `at`): types, a shape within the tensor limits, known data type and
+        layout, quantization that fits the shape and the data type, one mean or one per
+        channel, a finite non-zero scale."""
+        d = obj(
+            d,
+            at,
+            ("name", "shape", "data_type", "layout", "format"),
+            ("quantization", "means", "scale"),
+        )
+        name = string(d["name"], key_path(at, "name"))
+        data_type = choice(
+            d["data_type"], key_path(at, "data_type"), DATA_TYPES, "data_type"
+        )
+        dtype = np.dtype(data_type)
+        shape = shape_of(d["shape"], key_path(at, "shape"), dtype.itemsize)
+        layout = choice(d["layout"], key_path(at, "layout"), LAYOUTS, "layout")
+        fmt = string(d["format"], key_path(at, "format"))
         quant = d.get("quantization")
+        quantization = None
+        if quant is not None:
+            where = key_path(at, "quantization")
+            quantization = Quantization.from_json(quant, where)
+            _check_quantization(quantization, shape, dtype, where)
         means = d.get("means")
+        if means is not None:
+            where = key_path(at, "means")
+            means = tuple(
+                number(m, item_path(where, i)) for i, m in enumerate(array(means, where))
+            )
+            channels = channel_count(shape, layout)
+            if len(means) != 1 and len(means) != channels:
+                expected = "1" if channels is None else f"1 or {channels} (one per channel)"
+                raise FieldError(where, f"{len(means)} means, expected {expected}")
         scale = d.get("scale")
-        if scale is not None and _floats([scale], "scale", what)[0] == 0.0:
-            raise ValueError(f"{what}: field 'scale' is zero")
+        if scale is not None:
+            scale = number(scale, key_path(at, "scale"))
+            if scale == 0.0:
+                raise FieldError(key_path(at, "scale"), "scale is zero")
         return cls(
             name=name,
             shape=shape,
             data_type=data_type,
             layout=layout,
             format=fmt,
-            quantization=None if quant is None else Quantization.from_json(quant),
-            means=None if means is None else _floats(means, "means", what),
-            scale=None if scale is None else float(scale),
+            quantization=quantization,
+            means=means,
+            scale=scale,
         )
+
+
+def _check_quantization(
+    quant: Quantization, shape: tuple[int, ...], dtype: np.dtype, at: str
+) -> None:
+    """Zero points within the storage type's range; per-channel parameters along an
+    axis of the shape, one per channel."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        for i, z in enumerate(quant.zero_point):
+            if not info.min <= z <= info.max:
+                raise FieldError(
+                    item_path(key_path(at, "zero_point"), i),
+                    f"{describe(z)} is outside the range of {dtype.name}",
+                )
+    if len(quant.scale) > 1:
+        rank = len(shape)
+        axis = quant.axis
+        if axis is None or not -rank <= axis < rank:
+            raise FieldError(
+                key_path(at, "axis"), f"axis {axis} is not an axis of shape {list(shape)}"
+            )
+        if shape[axis] != len(quant.scale):
+            raise FieldError(
+                key_path(at, "scale"),
+                f"{len(quant.scale)} scales for {shape[axis]} channels along axis {axis}",
+            )
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,14 @@ reader are imported: no xDSL, IR or importers.
 
 from __future__ import annotations
 
+import math
 import os
+import re
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +26,10 @@ import jax
 import jax.export
 import numpy as np
 
-from synapc.backends.package import PackageError, read_package
+from synapc.backends.package import PackageError, TensorSpec, read_package
+from synapc.backends.package.spec import quote
+from synapc.errors import SynapcError
+from synapc.limits import limits
 from synapc.runtime.cache import configure
 from synapc.runtime.tensor import Tensor
 
@@ -49,40 +57,224 @@ class LayerTiming:
     time_us: float
 
 
+#: The dtype JAX computes a package tensor's data type in when its 64-bit mode is off
+#: (the exported programs take and return these; `_Program` casts at the boundary).
+_DEVICE_DTYPES = {
+    np.dtype(np.int64): np.dtype(np.int32),
+    np.dtype(np.uint64): np.dtype(np.uint32),
+    np.dtype(np.float64): np.dtype(np.float32),
+}
+#: Bytes of one element of a StableHLO element type (anything else counts as 8).
+_ELEMENT_BYTES = {"i1": 1, "i8": 1, "ui8": 1, "i16": 2, "ui16": 2, "f16": 2, "bf16": 2}
+_TENSOR_TYPE = re.compile(r"tensor<((?:\d+x)+)([a-z]\w*)")
+_CUSTOM_CALL = re.compile(r'stablehlo\.custom_call"?')
+_TARGET = re.compile(
+    r'\s*@(?:([\w.$-]+)|"((?:[^"\\]|\\.)*)")'  # pretty: custom_call @target(...)
+    r'|[^{]*\{[^}]*?call_target_name = "((?:[^"\\]|\\.)*)"'  # generic: {call_target_name}
+)
+try:  # the targets JAX itself lets `jax.export` serialize: stable across versions
+    from jax._src.export._export import (
+        _CUSTOM_CALL_TARGETS_GUARANTEED_STABLE as _STABLE_TARGETS,
+    )
+except ImportError:  # pragma: no cover - a JAX without the private name
+    _STABLE_TARGETS = {"Sharding", "shape_assertion"}
+#: Custom calls a package's program may make: each runs native code with the buffers the
+#: program passes, so anything else (a hostile program calling an internal kernel) is
+#: refused before the program is lowered.
+_ALLOWED_TARGETS = frozenset(_STABLE_TARGETS) - {"tf.call_tf_function", "tpu_custom_call"}
+
+
+def _fits(spec: TensorSpec, aval: Any) -> bool:
+    """Whether a package tensor and a program argument / result are the same value:
+    equal shapes, and the data type or what JAX computes it in."""
+    dtype = np.dtype(spec.data_type)
+    return tuple(aval.shape) == spec.shape and np.dtype(aval.dtype) in (
+        dtype,
+        _DEVICE_DTYPES.get(dtype),
+    )
+
+
+def _signature(avals: Sequence[Any]) -> str:
+    return ", ".join(f"{np.dtype(a.dtype).name}{list(a.shape)}" for a in avals)
+
+
+def _check_module(where: str, text: str) -> None:
+    """Refuse a program (its StableHLO text) that calls a custom call target outside
+    the allowed ones, or that has a tensor beyond the tensor limits anywhere inside:
+    both would be trusted by XLA as they are."""
+    for match in _CUSTOM_CALL.finditer(text):
+        name = _TARGET.match(text, match.end())
+        target = name and next((g for g in name.groups() if g is not None), None)
+        if target not in _ALLOWED_TARGETS:
+            raise PackageError(
+                f"{where}: the program calls "
+                + ("a custom call" if target is None else f"custom call target {target!r}")
+                + ", which a package may not use"
+            )
+    current = limits()
+    for match in _TENSOR_TYPE.finditer(text):
+        dims = [int(d) for d in match.group(1).split("x")[:-1]]
+        elements = math.prod(dims)
+        size = elements * _ELEMENT_BYTES.get(
+            match.group(2), 4 if "32" in match.group(2) else 8
+        )
+        if elements > current.max_tensor_elements or size > current.max_tensor_bytes:
+            raise PackageError(
+                f"{where}: the program has a tensor of shape {dims} ({elements:,} "
+                f"elements, {size:,} bytes), beyond the tensor limits "
+                "(SYNAPC_MAX_TENSOR_ELEMENTS / SYNAPC_MAX_TENSOR_BYTES raise them)"
+            )
+
+
+@contextmanager
+def _native_diagnostics() -> Iterator[Callable[[], None]]:
+    """Hold back what native code (MLIR, XLA) writes to file descriptor 2 in the block:
+    it is written out afterwards, unless the block called the function it was given
+    (the program was refused, and the refusal's one line says why; MLIR's diagnostics of
+    a damaged program would bury it)."""
+    dropped = False
+
+    def drop() -> None:
+        nonlocal dropped
+        dropped = True
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield drop
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            if not dropped:
+                sink.seek(0)
+                held = memoryview(sink.read())
+                while held:
+                    held = held[os.write(2, held) :]
+
+
 class _Program:
     """A deserialized program with its device weights.
 
-    Lowered when the package loads (that also pays JAX's one-time setup for exported
-    programs), compiled on the first call: from JAX's persistent cache when it holds it.
+    Everything the package says about the program is checked against what the program
+    itself declares before it is lowered: static shapes, one device, no effects, only
+    allowed custom calls, tensors within the limits, the weights' and (when given) the
+    model.json inputs' and outputs' shapes and data types. Lowered when the package
+    loads (that also pays JAX's one-time setup for exported programs), compiled on the
+    first call: from JAX's persistent cache when it holds it.
     """
 
-    def __init__(self, where: str, serialized: bytes, weights: Sequence[np.ndarray]):
+    def __init__(
+        self,
+        where: str,
+        serialized: bytes,
+        weights: Sequence[np.ndarray],
+        model: tuple[tuple[Sequence[TensorSpec], Sequence[TensorSpec]], str] | None = None,
+    ):
+        self.where = where
         try:
             exported = jax.export.deserialize(bytearray(serialized))
-        except Exception as error:  # the flatbuffer / MLIR reader's own exception types
-            raise PackageError(f"{where}: cannot load the program: {error}") from None
+            avals = list(exported.in_avals)
+            out_avals = list(exported.out_avals)
+            shapes = [tuple(a.shape) for a in avals + out_avals]
+            dtypes = [np.dtype(a.dtype) for a in avals + out_avals]
+        except Exception as error:  # the flatbuffer reader's own exceptions, any kind
+            raise PackageError(
+                f"{where}: cannot load the program: not a valid jax.export serialization"
+                " (damaged or from another program)"
+            ) from error
+        if not all(isinstance(d, int) for shape in shapes for d in shape):
+            raise PackageError(f"{where}: the program has symbolic (dynamic) shapes")
+        if any(d.kind not in "biuf" for d in dtypes):
+            raise PackageError(f"{where}: the program takes or returns unsupported types")
+        if exported.nr_devices != 1:
+            raise PackageError(
+                f"{where}: the program needs {exported.nr_devices} devices (packages run "
+                "on one)"
+            )
+        if exported.ordered_effects or exported.unordered_effects:
+            raise PackageError(f"{where}: the program has side effects")
         count = len(weights)
-        avals = exported.in_avals
         if len(avals) < count or any(
             a.shape != w.shape or a.dtype != w.dtype
             for a, w in zip(avals[:count], weights, strict=False)
         ):
-            raise PackageError(f"{where}: the weights do not match the program")
-        self.input_dtypes = [np.dtype(a.dtype) for a in avals[count:]]
-        self.weights = [jax.device_put(w) for w in weights]
-        specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
-        self._lowered = jax.jit(exported.call).lower(specs[:count], *specs[count:])
+            raise PackageError(
+                f"{where}: the weights do not match the program (it takes "
+                f"{_signature(avals[:count])})"
+            )
+        self.in_avals = avals[count:]
+        self.input_dtypes = [np.dtype(a.dtype) for a in self.in_avals]
+        if model is not None:
+            specs, model_where = model
+            self._check_signature(model_where, "inputs", specs[0], self.in_avals)
+            self._check_signature(model_where, "outputs", specs[1], out_avals)
+        with _native_diagnostics() as failed:
+            try:
+                text = exported.mlir_module()
+            except Exception as error:  # the MLIR bytecode reader's errors, any kind
+                failed()
+                raise PackageError(
+                    f"{where}: cannot load the program: its StableHLO does not parse"
+                ) from error
+            _check_module(where, text)
+            try:
+                self.weights = [jax.device_put(w) for w in weights]
+                specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
+                self._lowered = jax.jit(exported.call).lower(specs[:count], *specs[count:])
+            except Exception as error:  # MLIR verification and XLA's errors, any kind
+                failed()
+                raise PackageError(
+                    f"{where}: cannot load the program: its StableHLO does not verify"
+                ) from error
         self._compiled: Callable[..., Any] | None = None
 
+    def _check_signature(
+        self, where: str, key: str, specs: Sequence[TensorSpec], avals: Sequence[Any]
+    ) -> None:
+        """model.json's `key` (inputs / outputs; `where` names the file and model.json)
+        against the program's."""
+        if len(specs) != len(avals):
+            raise PackageError(
+                f"{where}: {key}: {len(specs)} {key}, but the program has {len(avals)} "
+                f"({_signature(avals)})"
+            )
+        for j, (spec, aval) in enumerate(zip(specs, avals, strict=True)):
+            if not _fits(spec, aval):
+                raise PackageError(
+                    f"{where}: {key}[{j}]: {quote(spec.name)} is "
+                    f"{spec.data_type}{list(spec.shape)}, but the program's {key[:-1]} "
+                    f"{j} is {_signature([aval])}"
+                )
+
     def __call__(self, inputs: Sequence[Any]) -> list[jax.Array]:
-        """Run on `inputs`, cast to the program's input dtypes; compiles on first use."""
-        if self._compiled is None:
-            self._compiled = self._lowered.compile()
+        """Run on `inputs` (checked against the program's signature, cast to its input
+        dtypes); compiles on first use."""
+        if len(inputs) != len(self.in_avals):
+            raise SynapcError(
+                f"{self.where}: {len(inputs)} inputs given, the program takes "
+                f"{len(self.in_avals)}"
+            )
+        for j, (x, aval) in enumerate(zip(inputs, self.in_avals, strict=True)):
+            if tuple(x.shape) != tuple(aval.shape) or np.dtype(x.dtype).kind not in "biuf":
+                raise SynapcError(
+                    f"{self.where}: input {j} is {np.dtype(x.dtype).name}"
+                    f"{list(x.shape)}, the program takes {_signature([aval])}"
+                )
         args = [
             x.astype(d, copy=False) if isinstance(x, np.ndarray) else x.astype(d)
             for x, d in zip(inputs, self.input_dtypes, strict=True)
         ]
-        return list(self._compiled(self.weights, *args))
+        try:
+            if self._compiled is None:
+                self._compiled = self._lowered.compile()
+            return list(self._compiled(self.weights, *args))
+        except Exception as error:  # XLA's runtime errors
+            raise PackageError(
+                f"{self.where}: the program failed to compile or run"
+            ) from error
 
 
 class Network:
@@ -98,12 +290,12 @@ class Network:
         self._programs = []
         for index, subgraph in enumerate(self.package.subgraphs):
             where = f"{self.path}: {index}/model.stablehlo"
-            program = _Program(where, subgraph.executable, subgraph.weights)
-            if len(program.input_dtypes) != len(subgraph.inputs):
-                raise PackageError(
-                    f"{where}: the program takes {len(program.input_dtypes)}"
-                    f" inputs, model.json lists {len(subgraph.inputs)}"
-                )
+            program = _Program(
+                where,
+                subgraph.executable,
+                subgraph.weights,
+                ((subgraph.inputs, subgraph.outputs), f"{self.path}: {index}/model.json"),
+            )
             self._programs.append(program)
         self._layers: list[list[_Program]] | None = None
 

@@ -77,7 +77,12 @@ class Tensor:
         """Store `data`: copied as is when its dtype is the tensor's data type, otherwise
         normalized ``(x - means[c]) / scale`` and quantized (or cast) to the data type.
         A wrong shape is a `SynapcError` naming the tensor."""
-        array = np.asarray(data)
+        try:
+            array = np.asarray(data)
+        except (ValueError, TypeError):  # ragged nested lists and the like
+            raise SynapcError(
+                f"tensor '{self.name}': the data is not an array of numbers"
+            ) from None
         if array.shape != self.shape:
             raise SynapcError(
                 f"tensor '{self.name}': data of shape {list(array.shape)}, "
