@@ -294,7 +294,7 @@ def test_bad_model_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
             "inputs:\n  - name: image\n    shape: [1, 3, 64, 64]\n    scale: big\n",
             ["inputs[0].scale"],
         ),
-        ("outputs:\n  - name: relu_3\n", ["relu_3", "relu3"]),
+        ("outputs:\n  - name: relu_3\n", ["meta.yaml: outputs[0].name", "relu_3", "relu3"]),
         ("dequantize_outputs: 3\n", ["dequantize_outputs"]),
         ("quantization:\n  data_type: int8\n", ["quantization", "not supported"]),
     ],

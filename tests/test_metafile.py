@@ -616,13 +616,20 @@ def test_file_substitution(tmp_path: Path) -> None:
     path.write_text(
         "outputs:\n"
         "  - format: tflite_detection_boxes ${FILE:labels/box.txt} w=1\n"
-        "  - format: ${FILE:" + str(tmp_path / "labels" / "box.txt") + "}\n"
+        "  - format: ${FILE:./labels/../labels/box.txt}\n"
     )
     meta = load_metafile(path)
     assert meta.outputs[0].format == (
         "tflite_detection_boxes y_scale=10 x: {a, b} # not a comment w=1"
     )
     assert meta.outputs[1].format == "y_scale=10 x: {a, b} # not a comment"
+    # Absolute paths are refused (${FILE:} is confined to the metafile's folder tree;
+    # this used to read the absolute path).
+    path.write_text(
+        "outputs:\n  - format: ${FILE:" + str(tmp_path / "labels" / "box.txt") + "}\n"
+    )
+    with pytest.raises(MetafileError, match="absolute paths are not allowed"):
+        load_metafile(path)
 
     (tmp_path / "fmt.txt").write_text("bgr keep_proportions=0\n")
     path.write_text("input_format: ${FILE:fmt.txt}\ninputs: [{}]\n")

@@ -120,7 +120,25 @@ def import_with_metafile(
     shape is not static (an ONNX input with unknown dimensions past the batch one, every
     TorchScript input) needs `shape` in its entry; a named entry may leave `shape` out
     where the model's shape is static. TFLite shapes are checked after import
-    (`check_input_shapes`)."""
+    (`check_input_shapes`). An output name that is no tensor of the model is named as
+    the metafile's ``outputs[k].name``."""
+    from synapc.importers.cut import UnknownOutputError, one_line
+
+    try:
+        return _import_with_shapes(path, meta, where, outputs)
+    except UnknownOutputError as error:
+        index = next((k for k, e in enumerate(meta.outputs) if e.name == error.name), None)
+        field = "outputs" if index is None else f"outputs[{index}].name"
+        raise SynapcError(
+            f"{where}: {field}: '{one_line(error.name)}' is not a tensor of "
+            f"{path.name}; {error.hint}"
+        ) from None
+
+
+def _import_with_shapes(
+    path: Path, meta: Metafile, where: str, outputs: Sequence[str] | None
+) -> Model:
+    """`import_with_metafile` without the rewording of unknown output names."""
     from synapc.importers import import_model
 
     suffix = path.suffix.lower()

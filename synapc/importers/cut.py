@@ -48,11 +48,28 @@ def unknown_output(
     the closest tensor names so that a typo is easy to fix."""
     close = difflib.get_close_matches(name, sorted(set(known)), n=CLOSE_NAMES, cutoff=0.4)
     hint = (
-        "closest names: " + ", ".join(f"'{c}'" for c in close)
+        "closest names: " + ", ".join(f"'{one_line(c)}'" for c in close)
         if close
         else "no tensor has a similar name"
     )
-    return SynapcError(f"{path}: output '{name}' is not a tensor of the model; {hint}")
+    return UnknownOutputError(path, name, hint)
+
+
+class UnknownOutputError(SynapcError):
+    """An output name that is no tensor of the model; `name` and `hint` (the closest
+    names) let a caller that took the name from elsewhere (a metafile) say so."""
+
+    def __init__(self, path: str | os.PathLike[str], name: str, hint: str) -> None:
+        self.name, self.hint = name, hint
+        super().__init__(
+            f"{path}: output '{one_line(name)}' is not a tensor of the model; {hint}"
+        )
+
+
+def one_line(name: str) -> str:
+    """A tensor name from a model file as a message quotes it: control characters
+    (a line break would split the one-line error) escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(name))
 
 
 def ancestors(

@@ -16,11 +16,24 @@ from typing import Any
 import numpy as np
 
 from synapc.errors import SynapcError
+from synapc.limits import limits
+from synapc.metafile.substitute import (
+    MAX_SUBSTITUTED_CHARS,
+    ReadProblem,
+    read_regular_file,
+    shown,
+)
 
 __all__ = ["model_anchors"]
 
 _OP = "TFLite_Detection_PostProcess"
 _ANCHORS_INPUT = 2  # inputs: box encodings, class predictions, anchors
+#: Characters one float32 takes at most in the JSON ("-1.2345678901234567e-38,").
+_CHARS_PER_VALUE = 25
+
+
+class _Corrupt(Exception):
+    """The flatbuffer holds more operators than its bytes can (shared vectors)."""
 
 
 def model_anchors(model_path: Path) -> str:
@@ -33,18 +46,23 @@ def model_anchors(model_path: Path) -> str:
     if model_path.suffix.lower() != ".tflite":
         return "[]"
     try:
-        data = model_path.read_bytes()
-    except OSError as error:
-        raise SynapcError(f"{model_path}: cannot read: {error.strerror}") from None
+        data = read_regular_file(
+            model_path, limits().max_model_file_bytes, "max_model_file_bytes"
+        )
+    except ReadProblem as problem:
+        raise SynapcError(
+            f"{model_path}: cannot read the model file: it {problem.reason}"
+        ) from None
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise SynapcError(f"{model_path}: not a TFLite model (no TFL3 file identifier)")
     try:
         anchors = _find_anchors(model_path, data)
     except SynapcError:
         raise
-    except Exception as error:  # a truncated or corrupt flatbuffer
+    except Exception:  # a truncated or corrupt flatbuffer; its Python text says nothing
         raise SynapcError(
-            f"{model_path}: corrupt TFLite model ({type(error).__name__}: {error})"
+            f"{model_path}: corrupt TFLite model (its flatbuffer refers outside the file "
+            f"or holds impossible values) while looking for the {_OP} anchors"
         ) from None
     if anchors is None:
         return "[]"
@@ -61,9 +79,14 @@ def _find_anchors(model_path: Path, data: bytes) -> np.ndarray | None:
     """The anchors array of the first detection operator, or None without one."""
     model = _schema("Model").GetRootAs(data, 0)
     custom = _schema("BuiltinOperator").CUSTOM
+    budget = len(data) // 4 + 16  # a vector entry takes 4 bytes: more means sharing
     for s in range(model.SubgraphsLength()):
         graph = model.Subgraphs(s)
-        for o in range(graph.OperatorsLength()):
+        count = graph.OperatorsLength()
+        budget -= count + 1
+        if budget < 0:
+            raise _Corrupt
+        for o in range(count):
             op = graph.Operators(o)
             code = model.OperatorCodes(op.OpcodeIndex())
             if max(code.BuiltinCode(), code.DeprecatedBuiltinCode()) != custom:
@@ -98,11 +121,17 @@ def _anchors_array(
         raise SynapcError(
             f"{where}: anchors of shape {list(values.shape)}, expected [N, 4]"
         )
+    if values.size * _CHARS_PER_VALUE > MAX_SUBSTITUTED_CHARS:
+        raise SynapcError(
+            f"{where}: {values.shape[0]:,} anchors are too many for ${{ANCHORS}} (at most "
+            f"{MAX_SUBSTITUTED_CHARS // (4 * _CHARS_PER_VALUE):,})"
+        )
     return values
 
 
 def _producer(graph: Any, index: int) -> Any:
-    """The operator of `graph` that outputs tensor `index`, or None."""
+    """The operator of `graph` that outputs tensor `index`, or None (the operator count
+    was bounded by `_find_anchors`)."""
     for o in range(graph.OperatorsLength()):
         op = graph.Operators(o)
         if index in op.OutputsAsNumpy().tolist():
@@ -137,7 +166,16 @@ def _constant(
             f"{where}: anchors tensor '{_name(tensor)}' has unsupported type "
             f"{tensor.Type()}"
         )
-    shape = tuple(int(d) for d in tensor.ShapeAsNumpy()) if tensor.ShapeLength() else (-1,)
+    itemsize = np.dtype(dtype).itemsize
+    shape = tuple(int(d) for d in tensor.ShapeAsNumpy()) if tensor.ShapeLength() else ()
+    count = 1
+    for d in shape:
+        count *= d
+    if not shape or min(shape) < 0 or count * itemsize != len(raw):
+        raise SynapcError(
+            f"{where}: anchors tensor '{_name(tensor)}' of shape {list(shape)} does not "
+            f"match its {len(raw):,} bytes of data"
+        )
     values = np.frombuffer(raw, dtype).reshape(shape).astype(np.float32)
     if dtype in ("i1", "u1"):
         quant = tensor.Quantization()
@@ -152,5 +190,5 @@ def _constant(
 
 
 def _name(tensor: Any) -> str:
-    """A tensor's name for messages."""
-    return (tensor.Name() or b"").decode("utf-8", "replace")
+    """A tensor's name for messages (escaped and cut short: it is the file's text)."""
+    return shown((tensor.Name() or b"").decode("utf-8", "replace"), 100)[1:-1]

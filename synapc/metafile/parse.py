@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from synapc.limits import limits
 from synapc.metafile.model import (
     ALGORITHMS,
     COLOR_MATRICES,
@@ -36,7 +37,13 @@ from synapc.metafile.model import (
     PreprocessSpec,
     QuantizationSpec,
 )
-from synapc.metafile.substitute import FormatSubstituter, substitute_env
+from synapc.metafile.substitute import (
+    FormatSubstituter,
+    ReadProblem,
+    read_regular_file,
+    shown,
+    substitute_env,
+)
 
 __all__ = ["load_metafile", "parse_metafile"]
 
@@ -63,26 +70,45 @@ _MAP_DELEGATES = ("default", "npu", "gpu", "cpu")
 _NO_PREPROCESS = ("", "none")
 #: Values a metafile may hold with its aliases expanded.
 _MAX_VALUES = 100_000
+#: Values (YAML nodes) a metafile may write out: parsing takes about 70 us each, so
+#: this bounds the time a 1 MiB metafile takes to about 1.5 s.
+# TODO(limits): a `max_metafile_values` field (default 20,000) in synapc.limits.
+_MAX_NODES = 20_000
 #: The random dataset keyword of `quantization.dataset`.
 _RANDOM = "random"
+#: Characters of an int or float scalar (no real number needs more; ints stay far
+#: below the 4300 digits Python converts to text, and parse in linear time).
+_MAX_NUMBER_CHARS = 1000
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+#: Dimensions of a `shape` (no model has more).
+# TODO(limits): a `max_tensor_rank` field (default 64) in synapc.limits.
+_MAX_RANK = 64
+#: Characters of a tensor name given in the metafile.
+# TODO(limits): a `max_name_chars` field (default 1024) in synapc.limits.
+_MAX_NAME_CHARS = 1024
 
 
 def load_metafile(
     path: str | os.PathLike[str], anchors: Callable[[], str] | None = None
 ) -> Metafile:
     """Read, substitute and validate the metafile at `path`; `anchors` supplies the text
-    of `${ANCHORS}` (see `model_anchors`). Any problem raises `MetafileError`."""
+    of `${ANCHORS}` (see `model_anchors`). The file must be a regular file of at most
+    `limits().max_metafile_bytes` (checked before it is opened, so a device or FIFO is
+    never read). Any problem raises `MetafileError`."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MetafileError(f"{path}: no such metafile") from None
-    except IsADirectoryError:
-        raise MetafileError(f"{path}: is a directory, not a metafile") from None
+        data = read_regular_file(path, limits().max_metafile_bytes, "max_metafile_bytes")
+    except ReadProblem as problem:
+        if problem.missing:
+            raise MetafileError(f"{path}: no such metafile") from None
+        if problem.reason.startswith("is a directory"):
+            raise MetafileError(f"{path}: is a directory, not a metafile") from None
+        raise MetafileError(f"{path}: metafile {problem.reason}") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise MetafileError(f"{path}: not a UTF-8 text file") from None
-    except OSError as error:
-        raise MetafileError(f"{path}: cannot read metafile ({error.strerror})") from None
     return parse_metafile(text, path, anchors)
 
 
@@ -90,9 +116,17 @@ def parse_metafile(
     text: str, path: Path | None = None, anchors: Callable[[], str] | None = None
 ) -> Metafile:
     """Parse metafile `text`; `path` (where it was read from) names it in messages and
-    anchors relative paths (without it: "metafile" and the current directory)."""
+    is the folder relative paths start at and `${FILE:..}` is confined to (without it:
+    "metafile", the current directory for dataset globs, and `${FILE:..}` is refused).
+    Text over `limits().max_metafile_bytes` is refused as a file would be."""
     path = Path(path) if path is not None else None
     label = str(path) if path is not None else "metafile"
+    limit = limits().max_metafile_bytes
+    if len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
+        raise MetafileError(
+            f"{label}: metafile text over the limit of {limit:,} bytes "
+            "(SYNAPC_MAX_METAFILE_BYTES raises it)"
+        )
     document = _load_yaml(substitute_env(text, label), label)
     folder = path.absolute().parent if path is not None else None
     return _Parser(label, folder, FormatSubstituter(label, folder, anchors)).metafile(
@@ -105,71 +139,209 @@ def parse_metafile(
 # --------------------------------------------------------------------------------------
 
 
+class _TooDeep(Exception):
+    """Raised by `_Loader` at the node nested one level too deep."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+class _TooMany(Exception):
+    """Raised by `_Loader` at the node one past `_MAX_NODES`."""
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, with the nesting of collections bounded while they are composed
+    (PyYAML's composer recurses once per level)."""
+
+    def __init__(self, text: str, max_depth: int) -> None:
+        super().__init__(text)
+        self._depth = 0
+        self._max_depth = max_depth
+        self._nodes = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        """Compose one node, refusing more than `max_depth` nested levels and more than
+        `_MAX_NODES` nodes (PyYAML takes about 70 us and a kilobyte for each)."""
+        if self._depth >= self._max_depth:
+            raise _TooDeep(self.peek_event().start_mark.line + 1)
+        self._nodes += 1
+        if self._nodes > _MAX_NODES:
+            raise _TooMany
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        finally:
+            self._depth -= 1
+
+
 def _load_yaml(text: str, label: str) -> Any:
-    """The document of `text` via the safe loader; syntax errors and duplicate keys
-    (which YAML would silently resolve to the last) give one line with the line number."""
+    """The document of `text` via the safe loader. Syntax errors, duplicate keys (which
+    YAML would silently resolve to the last), nesting deeper than
+    `limits().max_json_depth`, alias bombs and over-long numbers give one line with the
+    line number; all of it is checked on the composed nodes, before any value is
+    built. No message quotes a value of the document."""
+    depth = limits().max_json_depth  # the canonical metafile is stored as JSON
+    loader: _Loader | None = None
     try:
-        _check_duplicate_keys(yaml.compose(text, Loader=yaml.SafeLoader), label)
-        document = yaml.safe_load(text)
+        loader = _Loader(text, depth + 1)  # + 1: the scalars inside
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_nodes(node, label, depth)
+        try:
+            return loader.construct_document(node)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError):
+            raise MetafileError(_unreadable_value(node, label)) from None
+    except _TooMany:
+        raise MetafileError(
+            f"{label}: invalid YAML: more than {_MAX_NODES} values written out (a "
+            "metafile needs far fewer)"
+        ) from None
+    except _TooDeep as error:
+        raise MetafileError(
+            f"{label}: line {error.line}: invalid YAML: nested more than {depth} levels "
+            "deep (SYNAPC_MAX_JSON_DEPTH raises it)"
+        ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = error.problem or error.context or "syntax error"
+        problem = _one_line(error.problem or error.context or "syntax error")
         raise MetafileError(f"{label}: {where}invalid YAML: {problem}") from None
+    except yaml.reader.ReaderError as error:
+        line = text.count("\n", 0, error.position) + 1
+        raise MetafileError(
+            f"{label}: line {line}: invalid YAML: unacceptable character "
+            f"#x{error.character:04x} (control characters are not allowed)"
+            if isinstance(error.character, int)
+            else f"{label}: invalid YAML: not readable as text"
+        ) from None
     except yaml.YAMLError as error:
-        first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise MetafileError(f"{label}: invalid YAML: {first}") from None
+        first = str(error).splitlines()[0] if str(error) else "unreadable text"
+        raise MetafileError(f"{label}: invalid YAML: {_one_line(first)}") from None
     except RecursionError:
         raise MetafileError(f"{label}: invalid YAML: nested too deeply") from None
-    _check_expanded_size(document, label)
-    return document
+    finally:
+        if loader is not None:
+            loader.dispose()
 
 
-def _check_expanded_size(document: Any, label: str) -> None:
-    """Refuse documents whose aliases expand to more than `_MAX_VALUES` values (alias
-    bombs) or refer to themselves, before anything walks them recursively."""
-    stack = [document]
-    count = 0
+def _one_line(text: str, limit: int = 160) -> str:
+    """A YAML library message as one line of at most about `limit` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    """The nodes directly inside `node` (keys and values of a mapping, merged mappings
+    included through their `<<` value)."""
+    if isinstance(node, yaml.MappingNode):
+        return [item for pair in node.value for item in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_nodes(root: yaml.Node, label: str, max_depth: int) -> None:
+    """Walk the node graph once (iteratively; aliases make it a graph) and refuse:
+    a mapping that repeats a scalar key; an int or float written with more than
+    `_MAX_NUMBER_CHARS` characters (Python's int() of thousands of digits is refused or
+    slow); more than `_MAX_VALUES` values once aliases and merges are expanded (alias
+    bombs, which `<<` merges would otherwise build as node lists before any dict);
+    an alias inside itself; and more than `max_depth` levels once aliases are
+    expanded."""
+    sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}
+    active: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
-        value = stack.pop()
-        count += 1
-        if count > _MAX_VALUES:
-            raise MetafileError(
-                f"{label}: invalid YAML: more than {_MAX_VALUES} values once aliases are "
-                "expanded (or an alias refers to itself)"
-            )
-        if isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-        elif isinstance(value, list | tuple | set | frozenset):
-            stack.extend(value)
-
-
-def _check_duplicate_keys(node: yaml.Node | None, label: str) -> None:
-    """Raise for the first mapping that repeats a scalar key, anywhere in the document."""
-    stack = [node] if node is not None else []
-    seen_nodes: set[int] = set()
-    while stack:
-        current = stack.pop()
-        if id(current) in seen_nodes:  # aliases may share nodes
+        node, leaving = stack.pop()
+        key = id(node)
+        if leaving:
+            children = _children(node)
+            size = 1 + sum(sizes[id(c)] for c in children)
+            depth = 1 + max((depths[id(c)] for c in children), default=0)
+            if size > _MAX_VALUES:
+                raise _bomb(label)
+            if depth > max_depth + 1:  # + 1: scalars count as no level in JSON
+                raise MetafileError(
+                    f"{label}: line {node.start_mark.line + 1}: invalid YAML: nested "
+                    f"more than {max_depth} levels deep once aliases are expanded "
+                    "(SYNAPC_MAX_JSON_DEPTH raises it)"
+                )
+            sizes[key] = size
+            depths[key] = depth
+            active.discard(key)
             continue
-        seen_nodes.add(id(current))
-        if isinstance(current, yaml.MappingNode):
-            keys: set[tuple[str, str]] = set()
-            for key, value in current.value:
-                if (
-                    isinstance(key, yaml.ScalarNode)
-                    and key.tag != "tag:yaml.org,2002:merge"
-                ):
-                    if (key.tag, key.value) in keys:
-                        line = key.start_mark.line + 1
-                        raise MetafileError(
-                            f"{label}: line {line}: duplicate key '{key.value}'"
-                        )
-                    keys.add((key.tag, key.value))
-                stack.extend((key, value))
-        elif isinstance(current, yaml.SequenceNode):
-            stack.extend(current.value)
+        if key in sizes:
+            continue
+        if key in active:  # an alias inside its own anchor
+            raise _bomb(label)
+        active.add(key)
+        _check_node(node, label)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node))
+
+
+def _bomb(label: str) -> MetafileError:
+    return MetafileError(
+        f"{label}: invalid YAML: more than {_MAX_VALUES} values once aliases are "
+        "expanded (or an alias refers to itself)"
+    )
+
+
+def _check_node(node: yaml.Node, label: str) -> None:
+    """The checks of one node: repeated keys of a mapping, over-long numbers."""
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag in (_INT_TAG, _FLOAT_TAG) and len(node.value) > _MAX_NUMBER_CHARS:
+            raise MetafileError(
+                f"{label}: line {node.start_mark.line + 1}: a number written with "
+                f"{len(node.value):,} characters (at most {_MAX_NUMBER_CHARS})"
+            )
+        return
+    if not isinstance(node, yaml.MappingNode):
+        return
+    keys: set[tuple[str, str]] = set()
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+            if (key.tag, key.value) in keys:
+                line = key.start_mark.line + 1
+                raise MetafileError(
+                    f"{label}: line {line}: duplicate key {_key_text(key.value)}"
+                )
+            keys.add((key.tag, key.value))
+
+
+def _unreadable_value(root: yaml.Node, label: str) -> str:
+    """The message for a value the safe constructor failed on (an impossible date, an
+    explicit `!!int` tag on text that is no integer, ...): the first scalar that cannot
+    be built on its own, by line and tag, never quoting it."""
+    constructor = yaml.SafeLoader("")
+    seen: set[int] = set()
+    stack = [root]
+    failed: yaml.Node | None = None
+    while stack and failed is None:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                constructor.construct_object(node, deep=True)
+            except Exception:  # the constructor's own failure, reported by position
+                failed = node
+        stack.extend(reversed(_children(node)))
+    constructor.dispose()
+    if failed is None:
+        return f"{label}: invalid YAML: a value could not be read"
+    tag = failed.tag.replace("tag:yaml.org,2002:", "!!")
+    return (
+        f"{label}: line {failed.start_mark.line + 1}, column "
+        f"{failed.start_mark.column + 1}: invalid YAML: not a valid {_key_text(tag)} value"
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -187,6 +359,32 @@ def _describe(value: Any) -> str:
         return "a mapping"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _key_text(key: Any) -> str:
+    """A key, tag or name from the document quoted for a one-line message (escaped, cut
+    short)."""
+    return shown(key) if isinstance(key, str) else _describe(key)
+
+
+def _field_key(key: Any) -> str:
+    """A mapping key as part of a field path: as it is when it is a plain short word,
+    else quoted (an int key as its digits)."""
+    if isinstance(key, str) and key.isprintable() and 0 < len(key) <= 60:
+        return key
+    if isinstance(key, int) and not isinstance(key, bool):
+        return _int_text(key)
+    return _key_text(key)
+
+
+def _int_text(value: int) -> str:
+    """An integer for a message: its digits, or about how many it has when that is
+    many."""
+    if abs(value) < 10**30:
+        return str(value)
+    if value.bit_length() < 13_000:  # str() converts up to 4300 digits
+        return f"a number of {len(str(abs(value)))} digits"
+    return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
 
 
 def _quoted(values: tuple[str, ...] | list[str]) -> str:
@@ -214,8 +412,9 @@ class _Parser:
             raise self.fail(field, f"expected a mapping, got {_describe(value)}")
         for key in value:
             if not isinstance(key, str) or key not in keys:
-                name = f"{field}.{key}" if field else str(key)
-                raise self.fail(name, _unknown_key(str(key), keys))
+                shown_key = _field_key(key)
+                name = f"{field}.{shown_key}" if field else shown_key
+                raise self.fail(name, _unknown_key(str(key)[:100], keys))
         return value
 
     def string(self, value: Any, field: str, allowed: tuple[str, ...] | None = None) -> str:
@@ -224,7 +423,9 @@ class _Parser:
             expected = f"one of {_quoted(allowed)}" if allowed else "a string"
             raise self.fail(field, f"expected {expected}, got {_describe(value)}")
         if allowed is not None and value not in allowed:
-            raise self.fail(field, f"expected one of {_quoted(allowed)}, got {value!r}")
+            raise self.fail(
+                field, f"expected one of {_quoted(allowed)}, got {_describe(value)}"
+            )
         return value
 
     def boolean(self, value: Any, field: str) -> bool:
@@ -234,9 +435,19 @@ class _Parser:
         return value
 
     def number(self, value: Any, field: str) -> float:
-        """A finite YAML number (int or float, not a boolean)."""
+        """A finite YAML number (int or float, not a boolean) that a float holds: NaN,
+        infinities and integers too large for a float are refused."""
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(field, f"expected a number, got {_describe(value)}")
+        if isinstance(value, int):
+            try:
+                return float(value)
+            except OverflowError:
+                raise self.fail(
+                    field,
+                    f"expected a finite number, got {_int_text(value)}, out of the range "
+                    "of a float",
+                ) from None
         if not math.isfinite(value):
             raise self.fail(field, f"expected a finite number, got {value!r}")
         return float(value)
@@ -247,13 +458,25 @@ class _Parser:
         if value is None:
             return None
         if isinstance(value, int) and not isinstance(value, bool):
-            return str(value)
+            value = str(value)
         if not isinstance(value, str) or not value:
             raise self.fail(field, f"expected a tensor name, got {_describe(value)}")
+        if len(value) > _MAX_NAME_CHARS:
+            raise self.fail(
+                field,
+                f"a tensor name of {len(value):,} characters (at most {_MAX_NAME_CHARS:,})",
+            )
+        if not value.isprintable():
+            raise self.fail(
+                field,
+                f"expected a tensor name without control characters, got {shown(value)}",
+            )
         return value
 
     def shape(self, value: Any, field: str) -> tuple[int, ...] | None:
-        """A list of positive integers."""
+        """A list of at most `_MAX_RANK` positive integers whose product is within
+        `limits().max_tensor_elements` (each dimension too: `field[i]` names one that
+        is not)."""
         if value is None:
             return None
         if not isinstance(value, list) or not all(
@@ -262,6 +485,24 @@ class _Parser:
             raise self.fail(
                 field, f"expected a list of positive integers, got {_describe(value)}"
             )
+        if len(value) > _MAX_RANK:
+            raise self.fail(field, f"{len(value):,} dimensions (at most {_MAX_RANK})")
+        limit = limits().max_tensor_elements
+        elements = 1
+        for i, dim in enumerate(value):
+            if dim > limit:
+                raise self.fail(
+                    f"{field}[{i}]",
+                    f"{_int_text(dim)} is over the limit of {limit:,} elements of a "
+                    "tensor (SYNAPC_MAX_TENSOR_ELEMENTS raises it)",
+                )
+            elements *= dim
+            if elements > limit:
+                raise self.fail(
+                    field,
+                    f"{len(value)} dimensions of more than {limit:,} elements, the "
+                    "limit of a tensor (SYNAPC_MAX_TENSOR_ELEMENTS raises it)",
+                )
         return tuple(value)
 
     def format(self, value: Any, field: str, default: str | None) -> str:
@@ -285,15 +526,19 @@ class _Parser:
         pairs: list[tuple[str, str]] = []
         for key, item in value.items():
             if isinstance(key, int) and not isinstance(key, bool):
+                if abs(key) >= 10**20:
+                    raise self.fail(
+                        f"{field}[{_int_text(key)}]", "expected an operator index"
+                    )
                 key = str(key)
-            entry = f"{field}[{key!r}]"
+            entry = f"{field}[{_key_text(key)}]"
             if not isinstance(key, str) or not key:
                 raise self.fail(
                     entry,
                     "expected a layer pattern ('*', 'INPUTS', 'name', "
                     "'name...' or '@index')",
                 )
-            if key.startswith("@") and not key[1:].isdigit():
+            if key.startswith("@") and not (key[1:].isdigit() and len(key) <= 20):
                 raise self.fail(entry, "expected '@' followed by an operator index")
             if key.endswith("...") and not key[:-3]:
                 raise self.fail(entry, "expected a layer name before '...'")
@@ -309,9 +554,10 @@ class _Parser:
                 "inputs, outputs, quantization)"
             )
         if not isinstance(document, dict):
+            got = "text" if isinstance(document, str) else _describe(document)
             raise MetafileError(
-                f"{self.label}: expected a mapping at the top level, got "
-                f"{_describe(document)}"
+                f"{self.label}: expected a mapping at the top level, got {got} (is this "
+                "a YAML metafile?)"
             )
         top = self.mapping(document, "", TOP_KEYS)
         delegate = self.delegate(top.get("delegate"))
@@ -430,7 +676,7 @@ class _Parser:
             if name is not None and name in seen:
                 raise self.fail(
                     f"{field}[{i}].name",
-                    f"'{name}' is already used by {field}[{seen[name]}]",
+                    f"{shown(name)} is already used by {field}[{seen[name]}]",
                 )
             if name is not None:
                 seen[name] = i
@@ -451,7 +697,16 @@ class _Parser:
 
     def input_format(self, fmt: str, field: str) -> tuple[str, dict[str, str]]:
         """Split an input format into its colour order ("rgb" when absent) and its
-        `key=value` attributes, checking the known ones."""
+        `key=value` attributes, checking the known ones. A format that holds a
+        `${FILE:..}` file's content is never quoted in a message: its words are named
+        by position."""
+        secret = field in self.substitute.file_fields
+
+        def quote(index: int, text: str) -> str:
+            if secret:
+                return f"word {index + 1} (not quoted: the format holds ${{FILE:}} content)"
+            return shown(text)
+
         name = "rgb"
         attrs: dict[str, str] = {}
         words = fmt.split()
@@ -460,25 +715,33 @@ class _Parser:
                 if index != 0:
                     raise self.fail(
                         field,
-                        f"expected key=value attributes after '{words[0]}', got {word!r}",
+                        f"expected key=value attributes after "
+                        f"{'the input format' if secret else shown(words[0])}, got "
+                        f"{quote(index, word)}",
                     )
                 if word not in INPUT_FORMATS:
                     raise self.fail(
                         field,
-                        f"unknown input format '{word}' (expected "
+                        f"unknown input format {quote(index, word)} (expected "
                         f"{_quoted(INPUT_FORMATS)}, then key=value attributes)",
                     )
                 name = word
                 continue
             key, _, text = word.partition("=")
             if not key:
-                raise self.fail(field, f"attribute {word!r} has no name")
+                raise self.fail(field, f"attribute {quote(index, word)} has no name")
             if key in attrs:
-                raise self.fail(field, f"attribute '{key}' is given twice")
+                raise self.fail(field, f"attribute {quote(index, key)} is given twice")
             if key == "keep_proportions" and text not in ("0", "1"):
-                raise self.fail(field, f"keep_proportions must be 0 or 1, got {text!r}")
+                raise self.fail(
+                    field, f"keep_proportions must be 0 or 1, got {quote(index, text)}"
+                )
             if key == "fill_color" and not _is_int(text):
-                raise self.fail(field, f"fill_color must be an integer, got {text!r}")
+                raise self.fail(
+                    field,
+                    f"fill_color must be an integer of at most 32 bits, got "
+                    f"{quote(index, text)}",
+                )
             attrs[key] = text
         return name, attrs
 
@@ -635,8 +898,11 @@ class _Parser:
 
 
 def _is_int(text: str) -> bool:
-    """Whether `text` is a decimal integer (optionally signed)."""
-    return text.lstrip("+-").isdigit() and text.count("-") + text.count("+") <= 1
+    """Whether `text` is a decimal integer (optionally signed) of at most 32 bits."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 10:
+        return False
+    return -(2**31) <= int(text) < 2**32
 
 
 def _unknown_key(key: str, valid: tuple[str, ...]) -> str:
