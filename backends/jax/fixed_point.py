@@ -88,6 +88,16 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from synapc.backends.jax.lowering import UnsupportedOpError
+
+
+class ParameterError(UnsupportedOpError, ValueError):
+    """A kernel parameter derived from a model's quantization that TFLite's checks
+    refuse: a multiplier that is not finite or out of its range, a shift beyond the raw
+    type. A ValueError for callers of these helpers, and an `UnsupportedOpError`, so
+    lowering refuses the layer (and constant folding leaves it alone)."""
+
+
 Rounding = Literal["single", "double"]
 
 DEFAULT_ROUNDING: Rounding = "double"
@@ -136,11 +146,13 @@ def quantize_multiplier(
     _check_rounding(rounding)
     r = np.asarray(real, dtype=np.float64)
     if not np.all(np.isfinite(r)):
-        raise ValueError("quantize_multiplier needs finite multipliers")
+        raise ParameterError(
+            "a rescale multiplier derived from the quantization scales is not finite"
+        )
     q, shift = np.frexp(r)
     q_fixed = round_half_away_np(q * float(1 << 31)).astype(np.int64)
     if np.any(q_fixed > (1 << 31)):  # TFLITE_CHECK; cannot happen for finite input
-        raise ValueError("mantissa out of range")
+        raise ParameterError("a rescale multiplier's mantissa is out of range")
     top = q_fixed == (1 << 31)
     q_fixed = np.where(top, q_fixed // 2, q_fixed)
     shift = np.where(top, shift + 1, shift).astype(np.int64)
@@ -167,10 +179,17 @@ def quantize_multiplier_smaller_than_one_exp(
     ``TFLITE_CHECK``s when the input or the resulting shift is out of range."""
     r = np.asarray(real, dtype=np.float64)
     if np.any(r >= 1.0) or np.any(r < 0.0):
-        raise ValueError("quantize_multiplier_smaller_than_one_exp needs 0 <= real < 1")
+        raise ParameterError(
+            f"a rescale multiplier derived from the quantization scales is "
+            f"{float(np.max(r)) if np.any(r >= 1.0) else float(np.min(r)):g}; TFLite's "
+            "kernel needs it in [0, 1)"
+        )
     m, s = quantize_multiplier(r, rounding=rounding)
     if np.any(s > 0):
-        raise ValueError("shift must be <= 0")
+        raise ParameterError(
+            "a rescale multiplier derived from the quantization scales needs a left "
+            "shift, which TFLite's kernel does not allow"
+        )
     return m, s
 
 
@@ -183,10 +202,16 @@ def quantize_multiplier_greater_than_one(
     Used through :func:`preprocess_softmax_scaling`; raises like the ``TFLITE_CHECK``s."""
     r = np.asarray(real, dtype=np.float64)
     if np.any(r <= 1.0):
-        raise ValueError("quantize_multiplier_greater_than_one needs real > 1")
+        raise ParameterError(
+            f"a rescale multiplier derived from the quantization scales is "
+            f"{float(np.min(r)):g}; TFLite's kernel needs it above 1"
+        )
     m, s = quantize_multiplier(r, rounding=rounding)
     if np.any(s < 0):
-        raise ValueError("shift must be >= 0")
+        raise ParameterError(
+            "a rescale multiplier derived from the quantization scales needs a right "
+            "shift, which TFLite's kernel does not allow"
+        )
     return m, s
 
 
@@ -235,7 +260,7 @@ def preprocess_log_softmax_scaling_exp(
     if s == 0:
         # `1 << 31` overflows int in the C++; never reached for real models (shift >= 1
         # whenever the capped multiplier exceeds 1).
-        raise ValueError("left shift 0 overflows TFLite's reverse scaling")
+        raise ParameterError("left shift 0 overflows TFLite's reverse scaling")
     real_reverse = float(1 << (31 - s)) / float(m)
     rm, rs = quantize_multiplier_smaller_than_one_exp(real_reverse, rounding=rounding)
     return m, s, int(rm), int(rs)
@@ -425,7 +450,7 @@ def saturating_rounding_multiply_by_pot(
     if exponent < 0:
         return rounding_divide_by_pot(x, -exponent)
     if exponent >= raw_bits:
-        raise ValueError(f"exponent {exponent} out of range for {raw_bits}-bit values")
+        raise ParameterError(f"exponent {exponent} out of range for {raw_bits}-bit values")
     threshold = (1 << (raw_bits - 1 - exponent)) - 1
     lo, hi = -(1 << (raw_bits - 1)), (1 << (raw_bits - 1)) - 1
     res = _wrap(x << exponent, raw_bits)
@@ -1059,6 +1084,12 @@ def int16_logistic_tanh_params(input_scale: float, *, tanh: bool) -> tuple[int, 
     while multiplier <= 32767.0 / 2.0 and left_shift <= 30:
         left_shift += 1
         multiplier *= 2.0
+    if not 1.0 <= multiplier < 2.0**31:
+        # the C++ would shift 3 by 31 (a zero multiplier) or cast beyond int32
+        raise ParameterError(
+            f"an int16 input scale of {float(np.float32(input_scale)):g} is outside the "
+            f"range TFLite's int16 {'TANH' if tanh else 'LOGISTIC'} works with"
+        )
     return int(multiplier), left_shift
 
 

@@ -12,28 +12,45 @@ quantize/dequantize edges and the float islands that fall back to the CPU, so th
 float32 on every target. Quantized tensors carry their stored integers; the kernels
 reproduce the arithmetic the module's `IntegerSemantics` names: TFLite's reference
 integer kernels, or ONNX's float definition (`float_emulation`).
+
+Everything is checked when lowering, never at the first run: `check_function` refuses
+(with `UnsupportedOpError`, a `SynapcError` naming the layer) what the backend cannot run
+before anything is allocated -- a type or constant beyond `synapc.limits`, an attribute
+out of range, an op without a kernel, missing or mismatched weights -- and `lower` then
+traces the program abstractly (shapes and dtypes only, no data), so every refusal a
+kernel makes while tracing surfaces there too, with the op being lowered named, and no
+intermediate of the program exceeds the tensor limits.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import (
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    StringAttr,
+    TensorType,
+)
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from synapc.backends.targets import Target
 from synapc.dialects.synap.attributes import IntegerSemantics
-from synapc.dialects.synap.base import element_of, is_float, is_quantized
+from synapc.dialects.synap.base import element_of, is_float, is_quantized, to_python
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, numpy_dtype
+from synapc.errors import SynapcError
+from synapc.limits import check_tensor, limits
 from synapc.weights import WeightStore
 
 
@@ -106,8 +123,34 @@ def load_kernels() -> None:
         importlib.import_module(f"synapc.backends.jax.ops.{name}")
 
 
-class UnsupportedOpError(NotImplementedError):
-    """An op (or an op with these types) that the JAX backend cannot run."""
+class UnsupportedOpError(SynapcError, NotImplementedError):
+    """What the JAX backend cannot run: an op without a kernel, or an op whose types,
+    attributes, quantization or sizes its kernel refuses.
+
+    `lower` raises it before anything runs, its message naming the layer (see
+    `op_label`); `synapc.compile` and `synapc convert` prefix the model file. It is a
+    `SynapcError` (bad input, reported in one line) and a `NotImplementedError`, which is
+    how constant folding knows to leave such an op to the target.
+    """
+
+
+def op_label(op: Operation, position: int) -> str:
+    """How messages name an op: its source layer (`layer_name`, else `layer_index`), its
+    position in the function body and its name, e.g. ``layer "conv1" (op #3,
+    synap.conv2d)`` or ``op #5 (synap.reshape)``."""
+    name = op.attributes.get("layer_name")
+    if isinstance(name, StringAttr):
+        return f'layer "{name.data}" (op #{position}, {op.name})'
+    index = op.attributes.get("layer_index")
+    if isinstance(index, IntegerAttr):
+        return f"layer @{index.value.data} (op #{position}, {op.name})"
+    return f"op #{position} ({op.name})"
+
+
+def _one_line(error: BaseException) -> str:
+    """An exception's message on one line."""
+    text = " ".join(str(error).split())
+    return text[:500] if text else type(error).__name__
 
 
 def as_kernel_operand(array: np.ndarray, ctx: LoweringContext) -> np.ndarray:
@@ -149,6 +192,294 @@ def kernel_for(op: Operation, ctx: LoweringContext) -> Kernel:
     return kernel
 
 
+#: Op classes whose kernels compute real-valued functions (sigmoid, softmax, an average):
+#: their values must be float or quantized, not plain integers (see `real_valued`).
+REAL_VALUED: set[type[Operation]] = set()
+#: Op classes whose kernels take booleans (i1): they move, compare or convert values.
+BOOLEAN_KERNELS: set[type[Operation]] = set()
+
+
+def real_valued(*op_classes: type[Operation]) -> None:
+    """Declare that these ops compute real-valued functions: `check_function` refuses
+    plain integer (and boolean) operands and results, which their kernels cannot take."""
+    REAL_VALUED.update(op_classes)
+
+
+def takes_booleans(*op_classes: type[Operation]) -> None:
+    """Declare that these ops take booleans (i1 values); `check_function` refuses them
+    for every other op, whose kernels compute on numbers."""
+    BOOLEAN_KERNELS.update(op_classes)
+
+
+def _check_activation_storage(value: SSAValue, what: str) -> None:
+    """Computed quantized values fit 32 bits: kernels compute stored integers in int32
+    (64-bit storage is for constants only: 16x8 layers' int64 biases)."""
+    element = element_of(value)
+    if is_quantized(element) and element.bitwidth > 32:  # type: ignore[attr-defined]
+        raise UnsupportedOpError(
+            f"{what} is quantized with {element.storage.data} storage; the JAX backend "  # type: ignore[attr-defined]
+            "computes quantized values in at most 32 bits (64-bit storage is for "
+            "constants such as biases)"
+        )
+
+
+def _check_element_kinds(op: Operation, label: str) -> None:
+    """Plain integer values only where the kernel computes on integers, booleans only
+    where it moves, compares or converts values (see `real_valued`, `takes_booleans`)."""
+    values = [(f"operand #{i}", v) for i, v in enumerate(op.operands)]
+    values += [(f"result #{i}", v) for i, v in enumerate(op.results)]
+    for what, value in values:
+        element = element_of(value)
+        if not isinstance(element, IntegerType):
+            continue
+        if type(op) in REAL_VALUED:
+            raise UnsupportedOpError(
+                f"{label}: {what} is {element}; it computes a real-valued function, of "
+                "float or quantized values only"
+            )
+        if element.width.data == 1 and type(op) not in BOOLEAN_KERNELS:
+            raise UnsupportedOpError(
+                f"{label}: {what} is boolean (i1); its kernel computes on numbers"
+            )
+
+
+#: op class -> a check of its attributes against its operand shapes (see `op_check`).
+OpCheck = Callable[[Any], list[tuple[str, tuple[int, ...]]]]
+OP_CHECKS: dict[type[Operation], OpCheck] = {}
+
+
+def op_check(*op_classes: type[Operation]) -> Callable[[OpCheck], OpCheck]:
+    """Register a check that `check_function` runs on every op of these classes before
+    anything is traced or allocated. It raises `UnsupportedOpError` (the reason; the
+    layer is prefixed) for attributes its kernel cannot run, and returns the
+    intermediates the kernel will build from them, as (what, shape) pairs checked
+    against the tensor limits (a convolution's padded input: pads of 2**40 with a stride
+    that keeps the result small must not reach XLA)."""
+
+    def register(function: OpCheck) -> OpCheck:
+        for op_class in op_classes:
+            OP_CHECKS[op_class] = function
+        return function
+
+    return register
+
+
+def _refuse_size(shape: Sequence[int], itemsize: int, what: str) -> None:
+    """`synapc.limits.check_tensor`, refusing with an `UnsupportedOpError`."""
+    try:
+        check_tensor(tuple(shape), itemsize, what)
+    except UnsupportedOpError:
+        raise
+    except SynapcError as error:
+        raise UnsupportedOpError(str(error)) from None
+
+
+def tensor_dtype(t: Attribute, what: str) -> np.dtype:
+    """The numpy dtype of tensor type `t` (named `what` in messages), after checking that
+    the backend can hold it: a ranked, static tensor of float, integer or quantized
+    elements numpy can store, within the tensor limits (counted in Python integers, so a
+    2**62 dimension cannot overflow)."""
+    if not isinstance(t, TensorType):
+        raise UnsupportedOpError(f"{what} has type {t}; the JAX backend runs tensors only")
+    element = t.element_type
+    dtype = None
+    # whole bytes only: numpy_dtype would read i4 as np.dtype("int4"), a 4-byte integer;
+    # no unsigned 64-bit integers: JAX runs without 64-bit types (int64 runs as int32)
+    if (
+        is_float(element)
+        or is_quantized(element)
+        or (
+            isinstance(element, IntegerType)
+            and element.width.data in (1, 8, 16, 32, 64)
+            and not (
+                element.width.data == 64 and element.signedness.data == Signedness.UNSIGNED
+            )
+        )
+    ):
+        try:
+            dtype = numpy_dtype(element)
+        except TypeError:
+            dtype = None
+    if dtype is None:
+        raise UnsupportedOpError(
+            f"{what} has element type {element}, which the JAX backend does not support"
+        )
+    if is_quantized(element):
+        scales = element.scales.astype(np.float32)  # type: ignore[attr-defined]
+        bad = ~(np.isfinite(scales) & (scales > 0))
+        if bad.any():
+            scale = float(element.scales[int(np.argmax(bad))])  # type: ignore[attr-defined]
+            raise UnsupportedOpError(
+                f"{what} has quantization scale {scale:g}, which is not a positive "
+                "float32 (the type TFLite and ONNX store scales in)"
+            )
+    shape = t.get_shape()
+    if any(d < 0 for d in shape):
+        raise UnsupportedOpError(
+            f"{what} has a dynamic shape {t}; the JAX backend needs static shapes"
+        )
+    _refuse_size(shape, dtype.itemsize, what)
+    return dtype
+
+
+def _check_constant(op: ConstantOp, label: str, weights: WeightStore) -> None:
+    """A constant's weights exist and are exactly what its type says."""
+    handle = op.handle
+    if handle not in weights:
+        raise UnsupportedOpError(f"{label}: its weights '{handle}' are missing")
+    array = weights[handle]
+    t = op.result.type
+    assert isinstance(t, TensorType)  # tensor_dtype checked it
+    want = numpy_dtype(t.element_type)
+    if tuple(array.shape) != tuple(t.get_shape()) or array.dtype != want:
+        raise UnsupportedOpError(
+            f"{label}: its weights '{handle}' are {array.dtype} {list(array.shape)}, "
+            f"but its type is {t}"
+        )
+
+
+def _check_attributes(op: Operation, label: str) -> None:
+    """Integer attributes (sizes, pads, strides, dilations, axes, counts) within the
+    tensor element limit -- no size or offset a backend can run is larger -- and float
+    attributes not NaN."""
+    limit = limits().max_tensor_elements
+    for name, attr in op.properties.items():
+        value = to_python(attr)
+        for v in value if isinstance(value, tuple) else (value,):
+            if isinstance(v, int) and not isinstance(v, bool) and abs(v) > limit:
+                raise UnsupportedOpError(
+                    f"{label}: attribute '{name}' holds {v}, beyond the limit of "
+                    f"{limit:,} on sizes (SYNAPC_MAX_TENSOR_ELEMENTS raises it)"
+                )
+            if isinstance(v, float) and math.isnan(v):
+                raise UnsupportedOpError(f"{label}: attribute '{name}' is NaN")
+
+
+def check_function(func: FuncOp, weights: WeightStore) -> None:
+    """Refuse what the backend cannot run, before anything is traced or allocated.
+
+    Every input and op result is a static tensor of a supported element type within the
+    tensor limits; every op has a kernel, integer attributes within the limits and
+    attributes its kernel accepts (`OP_CHECKS`), whose intermediates are within the
+    limits too; every constant has its weights, of its type's shape and dtype. Raises
+    `UnsupportedOpError` naming the input or the layer (`op_label`)."""
+    load_kernels()
+    for i, arg in enumerate(func.body.block.args):
+        tensor_dtype(arg.type, f"input #{i}")
+        _check_activation_storage(arg, f"input #{i}")
+    for position, op in enumerate(func.body.block.ops):
+        if isinstance(op, ReturnOp):
+            continue
+        label = op_label(op, position)
+        if not isinstance(op, ConstantOp) and type(op) not in KERNELS:
+            raise UnsupportedOpError(f"{label}: the JAX backend has no kernel for it")
+        for j, result in enumerate(op.results):
+            tensor_dtype(result.type, f"{label}: result #{j}")
+        if isinstance(op, ConstantOp):
+            _check_constant(op, label, weights)
+        else:
+            _check_element_kinds(op, label)
+            for j, result in enumerate(op.results):
+                _check_activation_storage(result, f"{label}: result #{j}")
+        _check_attributes(op, label)
+        check = OP_CHECKS.get(type(op))
+        if check is None:
+            continue
+        try:
+            intermediates = check(op)
+        except UnsupportedOpError as error:
+            raise UnsupportedOpError(f"{label}: {error}") from None
+        for what, shape in intermediates:
+            # 32-bit compute types (float32, int32 accumulators); the traced program is
+            # checked exactly afterwards
+            _refuse_size(shape, 4, f"{label}: {what}")
+
+
+def _scope(position: int) -> str:
+    """The JAX name scope of the op at `position`: intermediates are traced to it."""
+    return f"synap_op{position}"
+
+
+def _run_kernel(
+    kernel: Kernel, op: Operation, args: list[jax.Array], ctx: LoweringContext, label: str
+) -> list[jax.Array]:
+    """`kernel` on `op` (while tracing), any refusal or failure named by the op's
+    `label`, its results checked against the op's result types."""
+    try:
+        results = list(kernel(op, args, ctx))
+    except UnsupportedOpError as error:
+        raise UnsupportedOpError(f"{label}: {error}") from None
+    except (MemoryError, RecursionError):
+        raise
+    except Exception as error:
+        raise UnsupportedOpError(
+            f"{label}: the JAX backend cannot lower it "
+            f"({type(error).__name__}: {_one_line(error)})"
+        ) from error
+    if len(results) != len(op.results):
+        raise UnsupportedOpError(
+            f"{label}: its kernel computes {len(results)} results, the op has "
+            f"{len(op.results)}"
+        )
+    for j, (value, result) in enumerate(zip(op.results, results, strict=True)):
+        want = tuple(value.type.get_shape())  # type: ignore[attr-defined]
+        if tuple(result.shape) != want:
+            raise UnsupportedOpError(
+                f"{label}: its kernel computes result #{j} as {list(result.shape)}, "
+                f"but its type is {value.type}"
+            )
+    return results
+
+
+def _subjaxprs(param: Any) -> Iterator[Any]:
+    """The jaxprs inside an equation parameter (loop bodies, branches, nested jits)."""
+    if hasattr(param, "eqns"):
+        yield param
+    elif hasattr(param, "jaxpr") and hasattr(param.jaxpr, "eqns"):
+        yield param.jaxpr
+    elif isinstance(param, tuple | list):
+        for item in param:
+            yield from _subjaxprs(item)
+
+
+def _check_intermediates(jaxpr: Any, labels: dict[str, str], label: str = "") -> None:
+    """Every value the traced program computes within the tensor limits, refused with the
+    layer whose kernel computes it."""
+    for eqn in jaxpr.eqns:
+        here = label
+        if not here:
+            for scope in str(eqn.source_info.name_stack).split("/"):
+                if scope in labels:
+                    here = labels[scope]
+                    break
+        for var in eqn.outvars:
+            shape = getattr(var.aval, "shape", None)
+            dtype = getattr(var.aval, "dtype", None)
+            if shape is None or dtype is None:
+                continue
+            _refuse_size(
+                [int(d) for d in shape],
+                np.dtype(dtype).itemsize,
+                f"{here or 'the lowered program'}: an intermediate {np.dtype(dtype)} "
+                "tensor of its kernel",
+            )
+        for param in eqn.params.values():
+            for sub in _subjaxprs(param):
+                _check_intermediates(sub, labels, here)
+
+
+def input_specs(func: FuncOp) -> list[jax.ShapeDtypeStruct]:
+    """Shape and dtype of each argument of the lowered function, as `run` receives them
+    (64-bit integers as their 32-bit device dtype)."""
+    return [
+        jax.ShapeDtypeStruct(
+            tuple(t.get_shape()),  # type: ignore[attr-defined]
+            device_dtype(numpy_dtype(t.element_type)),  # type: ignore[attr-defined]
+        )
+        for t in func.function_type.inputs.data
+    ]
+
+
 def lower(
     func: FuncOp,
     weights: WeightStore,
@@ -160,24 +491,31 @@ def lower(
 
     Float tensors compute in `float_dtype`, by default the one `compute_float_dtype`
     chooses for `func` (a part of a model lowered on its own passes the whole model's).
-    Returns (jitted function, params dict of device arrays).
+    Everything is checked here, never at the first run: `check_function` first, then an
+    abstract trace of the program (shapes and dtypes only) that surfaces every refusal
+    of a kernel and checks every intermediate against the tensor limits; each raises
+    `UnsupportedOpError` naming the layer. The trace is JAX's own, so the first call
+    does not trace again. Returns (jitted function, params dict of device arrays).
     """
-    load_kernels()
+    check_function(func, weights)
     if float_dtype is None:
         float_dtype = compute_float_dtype(func, target)
     ctx = LoweringContext(np.dtype(float_dtype), semantics)
+    ops = list(func.body.block.ops)
+    labels = {op: op_label(op, position) for position, op in enumerate(ops)}
     constants: dict[SSAValue, np.ndarray] = {}
-    for op in func.body.block.ops:
+    for op in ops:
         if isinstance(op, ConstantOp):
             constants[op.results[0]] = as_kernel_operand(weights[op.handle], ctx)
-        elif not isinstance(op, ReturnOp) and type(op) not in KERNELS:
-            raise UnsupportedOpError(f"{op.name} has no JAX kernel")
     params: dict[str, jax.Array] = {}
     # (op, operand index) -> key of its transformed constant, or the in-program transform
     laid_out: dict[tuple[Operation, int], str | Transform] = {}
     used_as_is: set[SSAValue] = set()
-    for position, op in enumerate(func.body.block.ops):
-        layouts = OPERAND_LAYOUTS[type(op)](op) if type(op) in OPERAND_LAYOUTS else {}
+    for position, op in enumerate(ops):
+        try:
+            layouts = OPERAND_LAYOUTS[type(op)](op) if type(op) in OPERAND_LAYOUTS else {}
+        except UnsupportedOpError as error:
+            raise UnsupportedOpError(f"{labels[op]}: {error}") from None
         for index, value in enumerate(op.operands):
             transform = layouts.get(index)
             if transform is None:
@@ -196,9 +534,7 @@ def lower(
     ]
 
     kernels = {
-        op: kernel_for(op, ctx)
-        for op in func.body.block.ops
-        if not isinstance(op, ConstantOp | ReturnOp)
+        op: kernel_for(op, ctx) for op in ops if not isinstance(op, ConstantOp | ReturnOp)
     }
 
     def run(params: dict[str, jax.Array], *inputs: jax.Array) -> list[jax.Array]:
@@ -208,7 +544,7 @@ def lower(
         for value, handle in handles.items():
             if handle in params:
                 env[value] = params[handle]
-        for op in func.body.block.ops:
+        for position, op in enumerate(ops):
             if isinstance(op, ReturnOp):
                 return [env[v].astype(d) for v, d in zip(op.operands, output_dtypes,
                                                           strict=True)]  # fmt: skip
@@ -223,9 +559,32 @@ def lower(
                     args.append(params[layout])
                 else:
                     args.append(layout(env[value]))
-            results = kernels[op](op, args, ctx)
+            shapes = [r.type.get_shape() for r in op.results]  # type: ignore[attr-defined]
+            if all(0 in shape for shape in shapes):
+                # empty results hold no values: no kernel has to cope with empty tensors
+                results = [
+                    jnp.zeros(shape, ctx.dtype_of(r))
+                    for shape, r in zip(shapes, op.results, strict=True)
+                ]
+            else:
+                with jax.named_scope(_scope(position)):
+                    results = _run_kernel(kernels[op], op, args, ctx, labels[op])
             for value, result in zip(op.results, results, strict=True):
                 env[value] = result
-        raise ValueError("function has no return")
+        raise UnsupportedOpError("the function has no return")
 
-    return jax.jit(run), params
+    function = jax.jit(run)
+    specs = {k: jax.ShapeDtypeStruct(v.shape, v.dtype) for k, v in params.items()}
+    try:
+        traced = function.trace(specs, *input_specs(func))
+    except (UnsupportedOpError, MemoryError, RecursionError):
+        raise
+    except Exception as error:
+        raise UnsupportedOpError(
+            f"the JAX backend cannot lower the function ({type(error).__name__}: "
+            f"{_one_line(error)})"
+        ) from error
+    scopes = {_scope(position): labels[op] for position, op in enumerate(ops)}
+    for jaxpr in _subjaxprs(traced.jaxpr):
+        _check_intermediates(jaxpr, scopes)
+    return function, params

@@ -52,7 +52,12 @@ import numpy as np
 from jax import lax
 
 from synapc.backends.jax import fixed_point as fp
-from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    UnsupportedOpError,
+    kernel,
+    real_valued,
+)
 from synapc.backends.jax.ops.common import any_quantized
 from synapc.backends.jax.ops.quantized import qtype, quantize_real
 from synapc.dialects.quant import UniformQuantizedType
@@ -500,6 +505,14 @@ def _quantized(op: act._Unary, x: jax.Array) -> jax.Array:
         raise UnsupportedOpError(f"quantized {op.name} needs per-tensor quantization")
     y = entry[0](x.astype(jnp.int32), qi, qo, op.props())
     return jnp.clip(y, qo.storage_min, qo.storage_max).astype(qo.storage_dtype)
+
+
+# clamp, abs, neg and square compute on integers too (ONNX's Relu, Abs, Neg on int32)
+real_valued(
+    act.LeakyReluOp, act.SigmoidOp, act.TanhOp, act.HardSwishOp, act.HardSigmoidOp,
+    act.SwishOp, act.GeluOp, act.ErfOp, act.EluOp, act.ExpOp, act.LogOp, act.SqrtOp,
+    act.RsqrtOp,
+)  # fmt: skip
 
 
 @kernel(*_FLOAT)

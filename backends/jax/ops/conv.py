@@ -48,11 +48,13 @@ from synapc.backends.jax.lowering import (
     Transform,
     UnsupportedOpError,
     kernel,
+    op_check,
     operand_layout,
 )
 from synapc.backends.jax.ops.common import activate, any_quantized, widen
 from synapc.backends.jax.ops.quantized import (
     activation_range,
+    per_tensor,
     qtype,
     rescale_half_even,
     round_half_away,
@@ -235,7 +237,7 @@ def _check_integer(op: conv._BiasedLayer) -> tuple[UniformQuantizedType, ...]:
             f"{op.name} with weights quantized along axis {qw.quantized_dimension} "
             f"(not {channel_axis}, the output channels) is not supported"
         )
-    return qtype(op.input), qw, qtype(op.output)
+    return per_tensor(op.input, "its input"), qw, per_tensor(op.output, "its result")
 
 
 def _uses_weight_zero_point(
@@ -371,6 +373,54 @@ def _ohwi_to_hwio(w: jax.Array | np.ndarray) -> jax.Array | np.ndarray:
 
 def _flipped_ohwi_to_hwio(w: jax.Array | np.ndarray) -> jax.Array | np.ndarray:
     return w[:, ::-1, ::-1, :].transpose(1, 2, 3, 0)
+
+
+def padded_input(
+    input_shape: tuple[int, ...], pad: tuple[int, ...], channels: int
+) -> tuple[int, ...]:
+    """The NHWC shape of a windowed layer's input once padded by `pad` ([top, bottom,
+    left, right]), with `channels` channels (depthwise layers repeat the input's)."""
+    n, h, w, _ = input_shape
+    return (n, h + pad[0] + pad[1], w + pad[2] + pad[3], channels)
+
+
+def check_window(filter_shape: tuple[int, ...]) -> tuple[int, int]:
+    """The (KH, KW) window of a filter (OHWI or [1, KH, KW, C]), refused when empty."""
+    kh, kw = filter_shape[1:3]
+    if min(kh, kw) < 1:
+        raise UnsupportedOpError(
+            f"its filter {list(filter_shape)} has an empty {kh}x{kw} window"
+        )
+    return kh, kw
+
+
+@op_check(conv.Conv2DOp, conv.DepthwiseConv2DOp)
+def _check_conv(
+    op: conv.Conv2DOp | conv.DepthwiseConv2DOp,
+) -> list[tuple[str, tuple[int, ...]]]:
+    """The padded input (with its channels repeated for a depthwise multiplier) is an
+    intermediate of the kernel."""
+    check_window(shape_of(op.filter))
+    x = shape_of(op.input)
+    channels = shape_of(op.output)[3] if isinstance(op, conv.DepthwiseConv2DOp) else x[3]
+    return [("its padded input", padded_input(x, op.props()["pad"], channels))]
+
+
+@op_check(conv.TransposeConv2DOp)
+def _check_transpose_conv(op: conv.TransposeConv2DOp) -> list[tuple[str, tuple[int, ...]]]:
+    """The kernel convolves the input dilated by the strides and padded by the filter
+    extent less the crop: that tensor is an intermediate."""
+    p = op.props()
+    n, h, w, c = shape_of(op.input)
+    kh, kw = check_window(shape_of(op.filter))
+    extents = []
+    for size, k, s, d, lo, hi in (
+        (h, kh, p["strides"][0], p["dilations"][0], p["pad"][0], p["pad"][1]),
+        (w, kw, p["strides"][1], p["dilations"][1], p["pad"][2], p["pad"][3]),
+    ):
+        border = d * (k - 1)
+        extents.append((size - 1) * s + 1 + max(0, border - lo) + max(0, border - hi))
+    return [("its dilated, padded input", (n, extents[0], extents[1], c))]
 
 
 @operand_layout(conv.Conv2DOp, conv.TransposeConv2DOp)
@@ -516,7 +566,8 @@ def matmul(
     lhs, rhs = args
     quantized = any_quantized(op)
     if quantized:
-        ql, qr, qo = qtype(op.lhs), qtype(op.rhs), qtype(op.output)
+        ql, qr = per_tensor(op.lhs, "its lhs"), per_tensor(op.rhs, "its rhs")
+        qo = per_tensor(op.output, "its result")
         lhs, rhs = stored(lhs, ql), stored(rhs, qr)
     if p["transpose_lhs"]:
         lhs = jnp.swapaxes(lhs, -1, -2)

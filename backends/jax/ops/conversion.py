@@ -16,7 +16,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from synapc.backends.jax import fixed_point as fp
-from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    UnsupportedOpError,
+    kernel,
+    takes_booleans,
+)
 from synapc.backends.jax.ops.quantized import (
     c_int32,
     dequantize_float32,
@@ -93,6 +98,9 @@ def requantize(
     return jnp.clip(y, q.storage_min, q.storage_max).astype(q.storage_dtype)
 
 
+takes_booleans(conversion.CastOp)
+
+
 @kernel(conversion.CastOp, onnx_integer=True)
 def cast(
     op: conversion.CastOp, args: list[jax.Array], ctx: LoweringContext
@@ -110,7 +118,10 @@ def cast(
         high = ~(t < float(info.max))  # also NaN
         low = t < float(info.min)
         inside = jnp.where(high | low, jnp.zeros_like(t), t).astype(dtype)
-        return [jnp.where(high, info.max, jnp.where(low, info.min, inside)).astype(dtype)]
+        # the bounds as arrays of `dtype`: a Python int beyond int32 (uint32's maximum)
+        # cannot enter the program as a weakly typed scalar
+        top, bottom = jnp.asarray(info.max, dtype), jnp.asarray(info.min, dtype)
+        return [jnp.where(high, top, jnp.where(low, bottom, inside))]
     return [x.astype(dtype)]
 
 

@@ -6,6 +6,8 @@ refuse operands and results quantized differently."""
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -13,7 +15,13 @@ from jax import lax
 from xdsl.ir import SSAValue
 
 from synapc.backends.jax import fixed_point as fp
-from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    UnsupportedOpError,
+    kernel,
+    op_check,
+    takes_booleans,
+)
 from synapc.backends.jax.ops.quantized import quantize_real
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import data_movement as dm
@@ -54,6 +62,11 @@ def _rescale_concat_input(
     same_storage = q.storage_dtype == out.storage_dtype
     if same_storage and q.zero_point == out.zero_point and s_in == s_out:
         return x
+    if q.bitwidth > 16:  # the table below has an entry per stored value
+        raise UnsupportedOpError(
+            f"concatenation rescales {q.storage.data}-quantized inputs only to equal "
+            "quantization (TFLite rescales 8- and 16-bit inputs)"
+        )
     scale = s_in * (np.float32(1) / s_out)
     bias = np.float32(-q.zero_point) * scale
     every = np.arange(q.storage_min, q.storage_max + 1)
@@ -61,6 +74,13 @@ def _rescale_concat_input(
     value = value.astype(np.int64) + out.zero_point
     table = np.clip(value, out.storage_min, out.storage_max).astype(out.storage_dtype)
     return jnp.asarray(table)[x.astype(jnp.int32) - q.storage_min]
+
+
+takes_booleans(
+    dm.ConcatOp, dm.SplitOp, dm.SliceOp, dm.StridedSliceOp, dm.ReshapeOp, dm.TransposeOp,
+    dm.PadOp, dm.TileOp, dm.BroadcastToOp, dm.GatherOp, dm.DepthToSpaceOp,
+    dm.SpaceToDepthOp,
+)  # fmt: skip
 
 
 @kernel(dm.ConcatOp)
@@ -154,6 +174,12 @@ def pad(op: dm.PadOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.A
     if isinstance(element, UniformQuantizedType):
         q = quantize_real(value, element)
         value = min(max(q, element.storage_min), element.storage_max)
+    elif jnp.issubdtype(args[0].dtype, jnp.integer):
+        bounds = jnp.iinfo(args[0].dtype)
+        if not (math.isfinite(value) and value == int(value)) or not (
+            bounds.min <= value <= bounds.max
+        ):
+            raise UnsupportedOpError(f"pad value {value:g} is not a {element} value")
     return [jnp.pad(args[0], widths, constant_values=jnp.asarray(value, args[0].dtype))]
 
 
@@ -162,6 +188,18 @@ def tile(op: dm.TileOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax
     """Repetition along each dimension."""
     _same_quantization(op)
     return [jnp.tile(args[0], op.props()["multiples"])]
+
+
+@op_check(dm.GatherOp)
+def _check_gather(op: dm.GatherOp) -> list[tuple[str, tuple[int, ...]]]:
+    """Indices need something to index: no gathering from an empty axis."""
+    data = shape_of(op.data)
+    axis = op.props()["axis"] % max(len(data), 1)
+    if data and data[axis] == 0 and math.prod(shape_of(op.indices)) > 0:
+        raise UnsupportedOpError(
+            f"cannot gather from axis {axis} of {list(data)}: the axis is empty"
+        )
+    return []
 
 
 @kernel(dm.GatherOp)

@@ -35,7 +35,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from synapc.backends.jax.lowering import LoweringContext, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    UnsupportedOpError,
+    kernel,
+    real_valued,
+)
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap.base import element_of
 from synapc.dialects.synap.detection import DetectionPostProcessOp
@@ -48,6 +53,10 @@ Heap = tuple[jax.Array, jax.Array]  # (class indices, their scores), [N, k] each
 def _dequantize(x: jax.Array, element: Any) -> jax.Array:
     """Real values of `x` in float32 (TFLite: ``(float(q) - zero_point) * scale``)."""
     if isinstance(element, UniformQuantizedType):
+        if element.is_per_axis:
+            raise UnsupportedOpError(
+                "detection post-processing needs per-tensor quantized operands"
+            )
         zero_point = np.float32(element.zero_point)
         return (x.astype(F32) - zero_point) * np.float32(element.scale)
     return x.astype(F32)
@@ -316,6 +325,9 @@ def regular_nms(
         jnp.pad(out_scores, (0, pad)),
         kept,
     )
+
+
+real_valued(DetectionPostProcessOp)
 
 
 @kernel(DetectionPostProcessOp)

@@ -39,9 +39,20 @@ import numpy as np
 from jax import lax
 
 from synapc.backends.jax import fixed_point as fp
-from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    UnsupportedOpError,
+    kernel,
+    takes_booleans,
+)
 from synapc.backends.jax.ops.common import activate, any_quantized
-from synapc.backends.jax.ops.quantized import activation_range, qtype, saturate, stored
+from synapc.backends.jax.ops.quantized import (
+    activation_range,
+    per_tensor,
+    qtype,
+    saturate,
+    stored,
+)
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap.attributes import Activation
@@ -56,6 +67,9 @@ _FLOAT: dict[type, Callable[[jax.Array, jax.Array], jax.Array]] = {
     ew.PowOp: jnp.power,
     ew.SquaredDifferenceOp: lambda a, b: jnp.square(a - b),
 }
+
+
+takes_booleans(ew.MaximumOp, ew.MinimumOp)  # logical or / and
 
 
 @kernel(*_FLOAT)
@@ -94,7 +108,11 @@ def _scale(q: UniformQuantizedType) -> np.float32:
 
 def _types(op: ew._Binary) -> tuple[UniformQuantizedType, ...]:
     """The quantized types of (lhs, rhs, output)."""
-    return qtype(op.lhs), qtype(op.rhs), qtype(op.output)
+    return (
+        per_tensor(op.lhs, "its lhs"),
+        per_tensor(op.rhs, "its rhs"),
+        per_tensor(op.output, "its result"),
+    )
 
 
 def _activation(op: ew._Binary) -> Activation | None:
@@ -306,7 +324,8 @@ def _prelu_quantized(op: ew.PReluOp, x: jax.Array, slope: jax.Array) -> jax.Arra
     """Quantized PRELU (reference_ops::BroadcastPrelu4DSlow): int8, uint8 and int16 input
     with int8 alpha. (LiteRT 2.3 reads an int16 alpha's buffer as int8; here an int16
     alpha is used as the values it holds.)"""
-    qx, qa, qo = qtype(op.input), qtype(op.slope), qtype(op.output)
+    qx, qa = per_tensor(op.input, "its input"), per_tensor(op.slope, "its slope")
+    qo = per_tensor(op.output, "its result")
     sx, sa, so = _scale(qx), _scale(qa), _scale(qo)
     m1, s1 = fp.quantize_multiplier(float(sx / so))  # float32, as in Prepare
     m2, s2 = fp.quantize_multiplier(float(sx * sa / so))

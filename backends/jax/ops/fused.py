@@ -20,9 +20,10 @@ from synapc.backends.jax.lowering import (
     LoweringContext,
     Transform,
     kernel,
+    op_check,
     operand_layout,
 )
-from synapc.backends.jax.ops.conv import conv2d
+from synapc.backends.jax.ops.conv import check_window, conv2d, padded_input
 from synapc.backends.jax.ops.pool import max_pool2d
 from synapc.dialects.synap.base import element_of, shape_of
 from synapc.dialects.synap.conv import Conv2DOp
@@ -59,6 +60,21 @@ def conv_pool_parts(op: Conv2DPoolOp) -> tuple[Conv2DOp, MaxPool2DOp]:
         pad=p["pool_pad"],
     )
     return conv, pool
+
+
+@op_check(Conv2DPoolOp)
+def _check_conv_pool(op: Conv2DPoolOp) -> list[tuple[str, tuple[int, ...]]]:
+    """The padded input of the convolution and the padded convolution result the pool
+    reads are intermediates of the kernel."""
+    check_window(shape_of(op.filter))
+    p = op.props()
+    conv_shape = Conv2DPoolOp.conv_shape([shape_of(v) for v in op.operands], p)
+    x = shape_of(op.input)
+    return [
+        ("its padded input", padded_input(x, p["pad"], x[3])),
+        ("its padded convolution result", padded_input(conv_shape, p["pool_pad"],
+                                                       conv_shape[3])),
+    ]  # fmt: skip
 
 
 @operand_layout(Conv2DPoolOp)

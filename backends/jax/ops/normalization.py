@@ -47,7 +47,12 @@ import numpy as np
 from jax import lax
 
 from synapc.backends.jax import fixed_point as fp
-from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    UnsupportedOpError,
+    kernel,
+    real_valued,
+)
 from synapc.backends.jax.ops.common import any_quantized, float_only, widen
 from synapc.backends.jax.ops.quantized import qtype, scale_f64, stored
 from synapc.dialects.quant import UniformQuantizedType
@@ -418,6 +423,9 @@ def _quantized(op: act._AlongAxis, x: jax.Array) -> jax.Array:
         f"quantized {op.name} from {in_dtype} to {out_dtype} is not supported by the "
         "JAX backend (nor by TFLite)"
     )
+
+
+real_valued(*_FLOAT, norm.LayerNormOp)
 
 
 @kernel(*_FLOAT)

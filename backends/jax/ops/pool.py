@@ -13,10 +13,18 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    UnsupportedOpError,
+    kernel,
+    op_check,
+    real_valued,
+    takes_booleans,
+)
 from synapc.backends.jax.ops.common import activate, any_quantized, widen
-from synapc.backends.jax.ops.quantized import activation_range, qtype, saturate
+from synapc.backends.jax.ops.quantized import activation_range, per_tensor, saturate
 from synapc.dialects.synap import pool
+from synapc.dialects.synap.base import shape_of
 
 
 def _window(p: dict) -> tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, int]]]:
@@ -24,6 +32,20 @@ def _window(p: dict) -> tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, 
     sh, sw = p["strides"]
     top, bottom, left, right = p["pad"]
     return (1, kh, kw, 1), (1, sh, sw, 1), [(0, 0), (top, bottom), (left, right), (0, 0)]
+
+
+real_valued(pool.AvgPool2DOp)
+takes_booleans(pool.MaxPool2DOp)
+
+
+@op_check(pool.MaxPool2DOp, pool.AvgPool2DOp)
+def _check_pool(
+    op: pool.MaxPool2DOp | pool.AvgPool2DOp,
+) -> list[tuple[str, tuple[int, ...]]]:
+    """The padded input is an intermediate of the kernel."""
+    n, h, w, c = shape_of(op.input)
+    top, bottom, left, right = op.props()["pad"]
+    return [("its padded input", (n, h + top + bottom, w + left + right, c))]
 
 
 @kernel(pool.MaxPool2DOp)
@@ -35,8 +57,8 @@ def max_pool2d(
     p = op.props()
     dims, strides, pads = _window(p)
     if any_quantized(op):
-        qtype(op.input)
-        out = qtype(op.output)
+        per_tensor(op.input, "its input")
+        out = per_tensor(op.output, "its result")
         x = args[0].astype(jnp.int32)
         lowest = jnp.asarray(jnp.iinfo(args[0].dtype).min, jnp.int32)
         y = lax.reduce_window(x, lowest, lax.max, dims, strides, pads)
@@ -52,8 +74,8 @@ def _quantized_avg_pool2d(op: pool.AvgPool2DOp, x: jax.Array, p: dict) -> jax.Ar
     range."""
     if p["count_include_pad"]:
         raise UnsupportedOpError("quantized avg_pool2d with count_include_pad")
-    qtype(op.input)
-    out = qtype(op.output)
+    per_tensor(op.input, "its input")
+    out = per_tensor(op.output, "its result")
     dims, strides, pads = _window(p)
     zero = jnp.zeros((), jnp.int32)
     total = lax.reduce_window(x.astype(jnp.int32), zero, lax.add, dims, strides, pads)

@@ -33,6 +33,19 @@ def qtype(value: SSAValue) -> UniformQuantizedType:
     return element
 
 
+def per_tensor(value: SSAValue, what: str) -> UniformQuantizedType:
+    """The quantized element type of `value` (`what` in messages: "its input"), which
+    the kernel needs per tensor: one scale and zero point (UnsupportedOpError for a
+    per-axis type or an unquantized value)."""
+    q = qtype(value)
+    if q.is_per_axis:
+        raise UnsupportedOpError(
+            f"{what} is quantized per axis (axis {q.quantized_dimension}); this kernel "
+            "needs one scale and zero point"
+        )
+    return q
+
+
 def scales_f64(q: UniformQuantizedType) -> np.ndarray:
     """The scales as TFLite stores them (float32), widened to double as Prepare does."""
     return q.scales.astype(np.float32).astype(np.float64)
@@ -59,8 +72,15 @@ def stored(x: jax.Array, q: UniformQuantizedType) -> jax.Array:
 
 
 def quantize_real(value: float, q: UniformQuantizedType) -> int:
-    """TFLite's ``zero_point + int(TfLiteRound(value / scale))`` in float32."""
-    ratio = np.float32(value) / np.float32(q.scale)
+    """TFLite's ``zero_point + int(TfLiteRound(value / scale))`` in float32. A quotient
+    beyond float32 (an infinite bound, or a tiny scale) gives the storage extreme on its
+    side, which is what every caller clamps to; NaN cannot be quantized."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        ratio = np.float32(value) / np.float32(q.scale)
+    if np.isnan(ratio):
+        raise UnsupportedOpError(f"cannot quantize {value} with scale {q.scale:g}")
+    if np.isinf(ratio):
+        return q.storage_max if ratio > 0 else q.storage_min
     return int(q.zero_point + int(fp.round_half_away_np(np.asarray(ratio))))
 
 

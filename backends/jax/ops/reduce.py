@@ -24,11 +24,18 @@ import jax.numpy as jnp
 import numpy as np
 
 from synapc.backends.jax import fixed_point as fp
-from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    UnsupportedOpError,
+    kernel,
+    op_check,
+    takes_booleans,
+)
 from synapc.backends.jax.ops.common import any_quantized, widen
 from synapc.backends.jax.ops.quantized import qtype, saturate, scale_f64
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import reduce
+from synapc.dialects.synap.base import shape_of
 
 _FLOAT = {
     reduce.ReduceMeanOp: jnp.mean,
@@ -84,6 +91,25 @@ def _quantized_reduction(op: reduce._Reduce, x: jax.Array, p: dict) -> jax.Array
     total = jnp.sum(centered, axis=axes, keepdims=keep, dtype=jnp.int32)
     y = fp.multiply_by_quantized_multiplier(total, multiplier, shift) + out_q.zero_point
     return saturate(y, out_q, out_q.storage_min, out_q.storage_max)
+
+
+@op_check(reduce.ReduceMaxOp, reduce.ReduceMinOp, reduce.ArgMaxOp, reduce.ArgMinOp)
+def _check_extremes(op: reduce.SynapOp) -> list[tuple[str, tuple[int, ...]]]:
+    """A maximum, minimum or its index over an empty axis has no value (unless the
+    result is empty too)."""
+    shape = shape_of(op.input)
+    p = op.props()
+    axes = p["axes"] if "axes" in p else (p["axis"],)
+    empty = [a % len(shape) for a in axes if shape and shape[a % len(shape)] == 0]
+    if empty and 0 not in shape_of(op.output):
+        raise UnsupportedOpError(
+            f"axis {empty[0]} of its input {list(shape)} is empty: there is no extreme "
+            "value to find"
+        )
+    return []
+
+
+takes_booleans(reduce.ReduceMaxOp, reduce.ReduceMinOp, reduce.ArgMaxOp, reduce.ArgMinOp)
 
 
 @kernel(*_FLOAT)

@@ -14,8 +14,15 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from xdsl.dialects.builtin import IntegerType
 
-from synapc.backends.jax.lowering import LoweringContext, UnsupportedOpError, kernel
+from synapc.backends.jax.lowering import (
+    LoweringContext,
+    UnsupportedOpError,
+    kernel,
+    op_check,
+    takes_booleans,
+)
 from synapc.backends.jax.ops.quantized import f32_add, f32_mul, x64
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import resize
@@ -147,6 +154,29 @@ def _bilinear_uint8(
         total = f32_add(total, 0.5)
         y = jnp.clip(jnp.trunc(total), 0, 255).astype(jnp.int32)
     return y.astype(jnp.uint8)
+
+
+takes_booleans(resize.ResizeOp)  # nearest neighbour moves values (bilinear is checked)
+
+
+@op_check(resize.ResizeOp)
+def _check_resize(op: resize.ResizeOp) -> list[tuple[str, tuple[int, ...]]]:
+    """Resizing maps every output pixel to input pixels: neither the input's nor the
+    result's height and width may be 0."""
+    before, after = shape_of(op.input), shape_of(op.output)
+    if min(before[1], before[2], after[1], after[2]) < 1:
+        raise UnsupportedOpError(
+            f"cannot resize {list(before)} to {list(after)}: heights and widths must be "
+            "at least 1"
+        )
+    if op.props()["mode"] != ResizeMode.NEAREST and isinstance(
+        element_of(op.input), IntegerType
+    ):
+        raise UnsupportedOpError(
+            f"bilinear resizing interpolates: its input must be float or quantized, "
+            f"not {element_of(op.input)}"
+        )
+    return []
 
 
 @kernel(resize.ResizeOp)

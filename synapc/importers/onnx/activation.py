@@ -109,8 +109,7 @@ def softmax(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     rank = imp.rank(x)
     op_class = act.SoftmaxOp if node.op_type == "Softmax" else act.LogSoftmaxOp
-    axis = int(node.attr("axis", -1 if node.opset >= 13 else 1))
-    axis = axis + rank if axis < 0 else axis
+    axis = node.axis(node.int_attr("axis", -1 if node.opset >= 13 else 1), rank)
     if node.opset >= 13 or axis == rank - 1:
         unary(imp, node, op_class, axis=axis_of(imp, x, axis))
         return

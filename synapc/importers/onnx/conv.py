@@ -47,12 +47,18 @@ def conv(imp: Importer, node: Node) -> None:
     if rank not in (3, 4):
         raise node.fail(f"only 1-D and 2-D convolutions are supported, input rank {rank}")
     x_shape, w_shape = imp.shape(x), imp.shape(w)
+    _check_weights(node, x_shape, w_shape)
     spatial, kernel = x_shape[2:], w_shape[2:]
     strides, dilations, pads = window_attrs(node, spatial, kernel)
     if rank == 3:
         strides, dilations = [1, *strides], [1, *dilations]
         pads = [0, pads[0], 0, pads[1]]
-    group = int(node.attr("group", 1))
+    group = node.int_attr("group", 1)
+    if group < 1 or x_shape[1] % group or w_shape[1] * group != x_shape[1]:
+        raise node.fail(
+            f"attribute 'group' {group} does not fit {x_shape[1]} input channels and "
+            f"weights of shape {list(w_shape)}"
+        )
     value = channels_last_2d(imp, node, x, quantized=node.quantized)
     bias = node.input(2)
     b = None if bias is None else imp.get(bias, quantized=node.quantized)
@@ -74,21 +80,25 @@ def conv_transpose(imp: Importer, node: Node) -> None:
         raise node.fail(
             f"only 1-D and 2-D transposed convolutions are supported, rank {rank}"
         )
-    if int(node.attr("group", 1)) != 1:
+    if node.int_attr("group", 1) != 1:
         raise node.fail("grouped transposed convolution is not supported")
     x_shape, w_shape = imp.shape(x), imp.shape(w)
+    _check_weights(node, x_shape, w_shape, transposed=True)
     spatial, kernel = list(x_shape[2:]), list(w_shape[2:])
     n = len(spatial)
-    strides = list(node.attr("strides", [1] * n))
-    dilations = list(node.attr("dilations", [1] * n))
-    out_pad = list(node.attr("output_padding", [0] * n))
+    strides, dilations, _ = window_attrs(node, spatial, kernel)
+    out_pad = node.ints_attr("output_padding", [0] * n)
+    if len(out_pad) != n:
+        raise node.fail(f"attribute 'output_padding' {out_pad} must have {n} values")
     full = [
         (size - 1) * s + (k - 1) * d + 1 + p
         for size, s, k, d, p in zip(
             spatial, strides, kernel, dilations, out_pad, strict=True
         )
     ]
-    output_shape = node.attr("output_shape")
+    output_shape = node.ints_attr("output_shape")
+    if output_shape is not None and len(output_shape) < n:
+        raise node.fail(f"attribute 'output_shape' {output_shape} needs {n} values")
     auto_pad = node.attr("auto_pad", "NOTSET")
     if output_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         target = (
@@ -105,7 +115,9 @@ def conv_transpose(imp: Importer, node: Node) -> None:
     elif auto_pad == "VALID":
         begins, ends = [0] * n, [0] * n
     else:
-        pads = list(node.attr("pads", [0] * 2 * n))
+        pads = node.ints_attr("pads", [0] * 2 * n)
+        if len(pads) != 2 * n:
+            raise node.fail(f"attribute 'pads' {pads} must have {2 * n} values")
         begins, ends = pads[:n], pads[n:]
     ends = [e - p for e, p in zip(ends, out_pad, strict=True)]
     if n == 1:
@@ -129,6 +141,21 @@ def conv_transpose(imp: Importer, node: Node) -> None:
     bind_channels_last(imp, node, op, rank)
 
 
+def _check_weights(
+    node: Node, x_shape: tuple[int, ...], w_shape: tuple[int, ...], transposed: bool = False
+) -> None:
+    """The weights of a convolution: the input's rank, as many (transposed: output)
+    channels as the input has when not grouped."""
+    if len(w_shape) != len(x_shape):
+        raise node.fail(
+            f"weights of shape {list(w_shape)} do not fit the input's shape {list(x_shape)}"
+        )
+    if transposed and w_shape[0] != x_shape[1]:
+        raise node.fail(
+            f"weights of shape {list(w_shape)} do not fit {x_shape[1]} input channels"
+        )
+
+
 def _gemm_quantized(node: Node) -> list[str | None] | None:
     plain = node.attr("alpha", 1.0) == 1.0 and node.attr("beta", 1.0) == 1.0
     return _linear_inputs(node) if plain and not node.attr("transA", 0) else None
@@ -137,6 +164,11 @@ def _gemm_quantized(node: Node) -> list[str | None] | None:
 @converts("Gemm", quantized=_gemm_quantized)
 def gemm(imp: Importer, node: Node) -> None:
     a, b = node.inputs[0], node.inputs[1]
+    if imp.rank(a) != 2 or imp.rank(b) != 2:
+        raise node.fail(
+            f"A and B must have rank 2, got shapes {list(imp.shape(a))} and "
+            f"{list(imp.shape(b))}"
+        )
     alpha = float(node.attr("alpha", 1.0))
     beta = float(node.attr("beta", 1.0))
     lhs = imp.get(a, quantized=node.quantized)
@@ -199,7 +231,14 @@ def matmul(imp: Importer, node: Node) -> None:
     lhs = imp.get(a, quantized=node.quantized)
     if len(a_shape) == 1:
         lhs = imp.reshape(lhs, (1, a_shape[0]))
-    out_shape = _matmul_shape(a_shape, b_shape)
+    if not a_shape or not b_shape:
+        raise node.fail("MatMul operands must have rank 1 or more")
+    try:
+        out_shape = _matmul_shape(a_shape, b_shape)
+    except ValueError:
+        raise node.fail(
+            f"shapes {list(a_shape)} and {list(b_shape)} cannot be multiplied"
+        ) from None
     if len(b_shape) == 2 and imp.tensor(b).array is not None:
         weight = imp.get(b, (1, 0), quantized=node.quantized)
         op = imp.emit(node, FullyConnectedOp, lhs, weight, None, output=None)

@@ -4,6 +4,8 @@ input's layout (axes are renumbered); reshapes work on the logical layout."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 
@@ -11,6 +13,8 @@ from synapc.dialects.synap import data_movement as dm
 from synapc.dialects.synap.attributes import DepthToSpaceMode, PadMode
 from synapc.dialects.synap.base import element_of, shape_of
 from synapc.importers.onnx import layout
+from synapc.importers.onnx.checks import shown
+from synapc.importers.onnx.folding import CannotFold, broadcast_shapes
 from synapc.importers.onnx.helpers import common_layout
 from synapc.importers.onnx.reader import Importer, Node, converts
 
@@ -41,9 +45,13 @@ def identity(imp: Importer, node: Node) -> None:
 @converts("Concat", quantized=lambda n: [i for i in n.inputs if i])
 def concat(imp: Importer, node: Node) -> None:
     names = [n for n in node.inputs if n]
+    if not names:
+        raise node.fail("has no inputs")
     rank, perm = common_layout(imp, names)
-    axis = int(node.attr("axis"))
-    axis = axis + rank if axis < 0 else axis
+    if any(imp.rank(n) != rank for n in names):
+        shapes = [list(imp.shape(n)) for n in names]
+        raise node.fail(f"inputs of shapes {shapes} have different ranks")
+    axis = node.axis(node.int_attr("axis", 0), rank)
     values = [imp.get(n, perm, quantized=node.quantized) for n in names]
     imp.emit(
         node, dm.ConcatOp, values, perm=perm, axis=layout.physical_axis(perm, axis, rank)
@@ -54,15 +62,16 @@ def concat(imp: Importer, node: Node) -> None:
 def split(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     rank = imp.rank(x)
-    axis = int(node.attr("axis", 0))
-    axis = axis + rank if axis < 0 else axis
+    axis = node.axis(node.int_attr("axis", 0), rank)
     size = imp.shape(x)[axis]
     if node.opset >= 13 and node.input(1) is not None:
         sizes = imp.const_ints(node, 1, "split")
     elif node.opset < 13 and node.attr("split") is not None:
-        sizes = list(node.attr("split"))
+        sizes = node.ints_attr("split")
     else:
-        count = int(node.attr("num_outputs", len(node.outputs)))
+        count = node.int_attr("num_outputs", len(node.outputs))
+        if not 1 <= count <= len(node.outputs):
+            raise node.fail(f"num_outputs {count} does not fit {len(node.outputs)} outputs")
         chunk = -(-size // count)
         sizes = [min(chunk, size - k * chunk) for k in range(count)]
     if sum(sizes) != size or any(s < 0 for s in sizes):
@@ -92,8 +101,8 @@ def slice_(imp: Importer, node: Node) -> None:
     shape = imp.shape(x)
     rank = len(shape)
     if node.opset < 10:
-        starts, ends = list(node.attr("starts")), list(node.attr("ends"))
-        axes = list(node.attr("axes", range(len(starts))))
+        starts, ends = node.ints_attr("starts", []), node.ints_attr("ends", [])
+        axes = node.ints_attr("axes", range(len(starts)))
         steps = [1] * len(starts)
     else:
         starts = imp.const_ints(node, 1, "starts")
@@ -102,9 +111,15 @@ def slice_(imp: Importer, node: Node) -> None:
             imp.const_ints(node, 3, "axes") if node.input(3) else list(range(len(starts)))
         )
         steps = imp.const_ints(node, 4, "steps") if node.input(4) else [1] * len(starts)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise node.fail(
+            f"starts {starts}, ends {ends}, axes {axes} and steps {steps} differ in length"
+        )
+    axes = [node.axis(a, rank, "slice axis") for a in axes]
+    if len(set(axes)) != len(axes):
+        raise node.fail(f"slice axes {axes} repeat an axis")
     begin, end, stride = [0] * rank, list(shape), [1] * rank
     for start, stop, axis, step in zip(starts, ends, axes, steps, strict=True):
-        axis = axis + rank if axis < 0 else axis
         dim = shape[axis]
         if step == 0:
             raise node.fail("a slice step of 0 is not allowed")
@@ -151,31 +166,36 @@ def reshape(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     source = imp.shape(x)
     target = (
-        list(node.attr("shape")) if node.opset < 5 else imp.const_ints(node, 1, "shape")
+        node.ints_attr("shape", []) if node.opset < 5 else imp.const_ints(node, 1, "shape")
     )
+    if len(target) > 64 or target.count(-1) > 1 or any(d < -1 for d in target):
+        raise node.fail(f"cannot reshape {list(source)} to {_brief(target)}")
     if not node.attr("allowzero", 0):
+        if any(d == 0 and i >= len(source) for i, d in enumerate(target)):
+            raise node.fail(f"cannot reshape {list(source)} to {target}")
         target = [source[i] if d == 0 else d for i, d in enumerate(target)]
     if -1 in target:
-        known = int(np.prod([d for d in target if d != -1]))
-        target[target.index(-1)] = int(np.prod(source)) // max(known, 1)
-    if int(np.prod(target)) != int(np.prod(source)):
-        raise node.fail(f"cannot reshape {list(source)} to {target}")
+        known = math.prod(d for d in target if d != -1)
+        target[target.index(-1)] = math.prod(source) // max(known, 1)
+    if math.prod(target) != math.prod(source):
+        raise node.fail(f"cannot reshape {list(source)} to {_brief(target)}")
     _reshape_to(imp, node, tuple(target))
 
 
 @converts("Flatten", quantized=_input)
 def flatten(imp: Importer, node: Node) -> None:
     shape = imp.shape(node.inputs[0])
-    axis = int(node.attr("axis", 1))
+    axis = node.int_attr("axis", 1)
+    if not -len(shape) <= axis <= len(shape):
+        raise node.fail(f"axis {axis} is out of range for rank {len(shape)}")
     axis = axis + len(shape) if axis < 0 else axis
-    _reshape_to(imp, node, (int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))))
+    _reshape_to(imp, node, (math.prod(shape[:axis]), math.prod(shape[axis:])))
 
 
 def _axes(imp: Importer, node: Node) -> list[int] | None:
     if node.opset >= 13:
         return imp.const_ints(node, 1, "axes") if node.input(1) else None
-    axes = node.attr("axes")
-    return None if axes is None else list(axes)
+    return node.ints_attr("axes")
 
 
 @converts("Squeeze", quantized=_input)
@@ -185,7 +205,7 @@ def squeeze(imp: Importer, node: Node) -> None:
     rank = len(shape)
     if axes is None:
         axes = [i for i, d in enumerate(shape) if d == 1]
-    axes = {a + rank if a < 0 else a for a in axes}
+    axes = {node.axis(a, rank, "squeeze axis") for a in axes}
     if any(shape[a] != 1 for a in axes):
         raise node.fail(f"cannot squeeze axes {sorted(axes)} of shape {list(shape)}")
     _reshape_to(imp, node, tuple(d for i, d in enumerate(shape) if i not in axes))
@@ -196,7 +216,10 @@ def unsqueeze(imp: Importer, node: Node) -> None:
     shape = list(imp.shape(node.inputs[0]))
     axes = _axes(imp, node) or []
     rank = len(shape) + len(axes)
-    for a in sorted(a + rank if a < 0 else a for a in axes):
+    positions = sorted(node.axis(a, rank, "unsqueeze axis") for a in axes)
+    if len(set(positions)) != len(positions):
+        raise node.fail(f"unsqueeze axes {axes} repeat an axis")
+    for a in positions:
         shape.insert(a, 1)
     _reshape_to(imp, node, tuple(shape))
 
@@ -205,7 +228,9 @@ def unsqueeze(imp: Importer, node: Node) -> None:
 def transpose(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     rank = imp.rank(x)
-    perm = tuple(node.attr("perm", list(range(rank))[::-1]))
+    perm = tuple(node.ints_attr("perm", list(range(rank))[::-1]))
+    if sorted(perm) != list(range(rank)):
+        raise node.fail(f"perm {list(perm)} is not a permutation of {rank} axes")
     stored = imp.perm(x) or tuple(range(rank))
     value = imp.get(x, "any", quantized=node.quantized)
     # output logical axis i is input logical axis perm[i]; keep the data where it is and
@@ -222,7 +247,7 @@ def pad(imp: Importer, node: Node) -> None:
     if mode not in modes:
         raise node.fail(f"pad mode '{mode}' is not supported")
     if node.opset < 11:
-        pads = list(node.attr("pads"))
+        pads = node.ints_attr("pads", node.ints_attr("paddings", []))
         value = float(node.attr("value", 0.0))
     else:
         pads = imp.const_ints(node, 1, "pads")
@@ -231,10 +256,12 @@ def pad(imp: Importer, node: Node) -> None:
             raise node.fail("constant_value (input 2) must be a constant")
         value = 0.0 if constant is None else float(np.asarray(constant).reshape(-1)[0])
     axes = imp.const_ints(node, 3, "axes") if node.input(3) else list(range(rank))
+    axes = [node.axis(a, rank, "pad axis") for a in axes]
+    if len(pads) != 2 * len(axes):
+        raise node.fail(f"{len(pads)} pads for {len(axes)} axes")
     full = [0] * (2 * rank)
     count = len(axes)
     for k, axis in enumerate(axes):
-        axis = axis + rank if axis < 0 else axis
         full[axis], full[rank + axis] = pads[k], pads[count + k]
     if any(p < 0 for p in full):
         raise node.fail(f"negative pads {pads} are not supported")
@@ -256,11 +283,18 @@ def pad(imp: Importer, node: Node) -> None:
 def gather(imp: Importer, node: Node) -> None:
     data, indices = node.inputs[0], node.inputs[1]
     rank = imp.rank(data)
-    axis = int(node.attr("axis", 0))
-    axis = axis + rank if axis < 0 else axis
+    axis = node.axis(node.int_attr("axis", 0), rank)
     index_array = imp.const(indices)
     if index_array is not None:
         size = imp.shape(data)[axis]
+        if index_array.dtype.kind not in "iu":
+            raise node.fail(f"indices '{shown(indices)}' must be integers")
+        if index_array.size and (
+            int(index_array.min()) < -size or int(index_array.max()) >= size
+        ):
+            raise node.fail(
+                f"indices '{shown(indices)}' are out of range for a dimension of {size}"
+            )
         fixed = np.where(index_array < 0, index_array + size, index_array).astype(np.int32)
         indices = f"{indices}#{size}"
         imp.bind_const(indices, fixed)
@@ -280,9 +314,11 @@ def gather(imp: Importer, node: Node) -> None:
 @converts("Expand")
 def expand(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
-    target = tuple(
-        np.broadcast_shapes(imp.shape(x), tuple(imp.const_ints(node, 1, "shape")))
-    )
+    shape = imp.const_ints(node, 1, "shape")
+    try:
+        target = tuple(broadcast_shapes([imp.shape(x), shape]))
+    except CannotFold as error:
+        raise node.fail(error.reason) from None
     rank = len(target)
     perm = imp.perm(x) if imp.rank(x) == rank else None
     value = imp.get(x, perm, rank=rank)
@@ -300,6 +336,8 @@ def expand(imp: Importer, node: Node) -> None:
 def tile(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     repeats = imp.const_ints(node, 1, "repeats")
+    if len(repeats) != imp.rank(x) or any(r < 0 for r in repeats):
+        raise node.fail(f"repeats {_brief(repeats)} must be {imp.rank(x)} values >= 0")
     perm = imp.perm(x)
     order = perm or tuple(range(len(repeats)))
     imp.emit(
@@ -313,6 +351,7 @@ def depth_to_space(imp: Importer, node: Node) -> None:
     mode = (
         DepthToSpaceMode.CRD if node.attr("mode", "DCR") == "CRD" else DepthToSpaceMode.DCR
     )
+    _check_blocks(imp, node, node.int_attr("blocksize", 0), depth_to_space=True)
     cl = layout.channels_last(4)
     imp.emit(
         node,
@@ -330,7 +369,8 @@ def space_to_depth(imp: Importer, node: Node) -> None:
     ONNX's DCR mode, and the CRD mode regroups them (channel, row, column)."""
     x = node.inputs[0]
     cl = layout.channels_last(4)
-    block = int(node.attr("blocksize"))
+    block = node.int_attr("blocksize", 0)
+    _check_blocks(imp, node, block, depth_to_space=False)
     op = imp.emit(
         node,
         dm.SpaceToDepthOp,
@@ -345,3 +385,22 @@ def space_to_depth(imp: Importer, node: Node) -> None:
         grouped = imp.reshape(value, (n, h, w, block * block, c // (block * block)))
         value = imp.reshape(imp.transpose(grouped, (0, 1, 2, 4, 3)), (n, h, w, c))
     imp.bind_output(node, value, cl)
+
+
+def _check_blocks(imp: Importer, node: Node, block: int, depth_to_space: bool) -> None:
+    """A 4-D input whose channels (depth to space) or height and width (space to
+    depth) the block size divides."""
+    shape = imp.shape(node.inputs[0])
+    if len(shape) != 4:
+        raise node.fail(f"the input must have rank 4, got shape {list(shape)}")
+    if block < 1:
+        raise node.fail(f"blocksize {block} must be at least 1")
+    if depth_to_space and shape[1] % (block * block):
+        raise node.fail(f"blocksize {block} does not divide {shape[1]} channels")
+    if not depth_to_space and (shape[2] % block or shape[3] % block):
+        raise node.fail(f"blocksize {block} does not divide the shape {list(shape)}")
+
+
+def _brief(values: list[int]) -> str:
+    text = str(values)
+    return text if len(text) <= 80 else text[:76] + "...]"

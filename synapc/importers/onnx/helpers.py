@@ -24,9 +24,9 @@ def conv_padding(
     rank = len(spatial)
     auto_pad = node.attr("auto_pad", "NOTSET")
     if auto_pad in ("NOTSET", ""):
-        pads = list(node.attr("pads", [0] * 2 * rank))
+        pads = node.ints_attr("pads", [0] * 2 * rank)
         if len(pads) != 2 * rank:
-            raise node.fail(f"pads {pads} must have {2 * rank} values")
+            raise node.fail(f"attribute 'pads' {pads} must have {2 * rank} values")
         return pads
     if auto_pad == "VALID":
         return [0] * 2 * rank
@@ -50,10 +50,22 @@ def to_2d(pads: Sequence[int]) -> tuple[int, int, int, int]:
 def window_attrs(
     node: Node, spatial: Sequence[int], kernel: Sequence[int]
 ) -> tuple[list[int], list[int], list[int]]:
-    """`strides`, `dilations` and begin/end `pads` of a conv or pool node."""
+    """`strides`, `dilations` and begin/end `pads` of a conv or pool node, each checked to
+    have one value per spatial axis (`checks.check_node` has checked their ranges)."""
     rank = len(spatial)
-    strides = list(node.attr("strides", [1] * rank))
-    dilations = list(node.attr("dilations", [1] * rank))
+    kernel = list(kernel)
+    if len(kernel) != rank:
+        raise node.fail(f"kernel shape {kernel} must have {rank} values")
+    if any(k < 1 for k in kernel):
+        raise node.fail(f"kernel shape {kernel} must be positive")
+    given = node.ints_attr("kernel_shape")
+    if given is not None and given != kernel:
+        raise node.fail(f"attribute 'kernel_shape' {given} does not match {kernel}")
+    strides = node.ints_attr("strides", [1] * rank)
+    dilations = node.ints_attr("dilations", [1] * rank)
+    for name, values in (("strides", strides), ("dilations", dilations)):
+        if len(values) != rank:
+            raise node.fail(f"attribute '{name}' {values} must have {rank} values")
     pads = conv_padding(node, spatial, kernel, strides, dilations)
     return strides, dilations, pads
 

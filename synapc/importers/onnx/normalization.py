@@ -13,10 +13,27 @@ from synapc.dialects.synap import reduce
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dialects.synap.conv import Conv2DOp, DepthwiseConv2DOp, TransposeConv2DOp
 from synapc.importers.onnx import layout
+from synapc.importers.onnx.checks import shown
 from synapc.importers.onnx.reader import Importer, Node, converts
+from synapc.limits import check_tensor
 
 #: The filter axis that holds output channels, per convolution op.
 _OUT_AXIS = {Conv2DOp: 0, DepthwiseConv2DOp: 3, TransposeConv2DOp: 0}
+
+
+def _check_channel_params(imp: Importer, node: Node, names: list[str]) -> None:
+    """Input 0 has a channel axis (rank 2 or more) and each of `names` holds one value
+    per channel."""
+    shape = imp.shape(node.inputs[0])
+    if len(shape) < 2:
+        raise node.fail(f"the input must have a channel axis, got shape {list(shape)}")
+    for name in names:
+        if imp.shape(name) != (shape[1],):
+            raise node.fail(
+                f"'{shown(name)}' of shape {list(imp.shape(name))} must hold one value for "
+                "each "
+                f"of {shape[1]} channels"
+            )
 
 
 def _channel_param(imp: Importer, node: Node, name: str, rank: int) -> str:
@@ -41,6 +58,7 @@ def batch_norm(imp: Importer, node: Node) -> None:
         raise node.fail("training-mode batch normalization is not supported")
     x = node.inputs[0]
     rank = imp.rank(x)
+    _check_channel_params(imp, node, node.inputs[1:5])
     params = [imp.const(n) for n in node.inputs[1:5]]
     eps = np.float32(node.attr("epsilon", 1e-5))
     if all(p is not None for p in params):
@@ -141,6 +159,7 @@ def _fold_into_conv(
 def instance_norm(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     rank = imp.rank(x)
+    _check_channel_params(imp, node, node.inputs[1:3])
     perm = imp.perm(x) or layout.channels_last(rank)
     value = imp.get(x, perm)
     axes = sorted(layout.physical_axis(perm, a, rank) for a in range(2, rank))
@@ -155,8 +174,7 @@ def instance_norm(imp: Importer, node: Node) -> None:
 def layer_norm(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     rank = imp.rank(x)
-    axis = int(node.attr("axis", -1))
-    axis = axis + rank if axis < 0 else axis
+    axis = node.axis(node.int_attr("axis", -1), rank)
     perm = imp.perm(x)
     value = imp.get(x, perm)
     axes = sorted(layout.physical_axis(perm, a, rank) for a in range(axis, rank))
@@ -193,11 +211,15 @@ def lrn(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     if imp.rank(x) != 4:
         raise node.fail("only 4-D (NCHW) LRN is supported")
-    size = int(node.attr("size"))
+    size = node.int_attr("size", 0)
     alpha = float(node.attr("alpha", 1e-4))
     beta = float(node.attr("beta", 0.75))
     bias = float(node.attr("bias", 1.0))
     channels = imp.shape(x)[1]
+    if size < 1:
+        raise node.fail(f"size {size} must be at least 1")
+    # the band matrix has channels x channels elements
+    check_tensor([channels, channels], 4, f"{imp.path}: LRN band of node '{node.name}'")
     # channel c sums the squares of channels [c - (size-1)//2, c + ceil((size-1)/2)]
     c = np.arange(channels)
     low, high = c - (size - 1) // 2, c + -(-(size - 1) // 2)

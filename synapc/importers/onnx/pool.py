@@ -45,7 +45,9 @@ def _pool(imp: Importer, node: Node, op_class: type, props: dict) -> None:
     if rank not in (3, 4):
         raise node.fail(f"only 1-D and 2-D pooling is supported, input rank {rank}")
     spatial = list(imp.shape(x)[2:])
-    kernel = list(node.attr("kernel_shape"))
+    kernel = node.ints_attr("kernel_shape")
+    if kernel is None:
+        raise node.fail("attribute 'kernel_shape' is missing")
     strides, dilations, pads = window_attrs(node, spatial, kernel)
     if any(d != 1 for d in dilations):
         raise node.fail(f"dilations {dilations} are not supported")

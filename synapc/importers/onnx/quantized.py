@@ -13,6 +13,7 @@ scale) run as dequantize -> float op -> quantize.
 from __future__ import annotations
 
 import numpy as np
+import onnx
 from onnx import helper
 from xdsl.dialects.builtin import TensorType, f32
 
@@ -21,6 +22,7 @@ from synapc.dialects.synap.base import element_of, shape_of
 from synapc.dialects.synap.conversion import CastOp, QuantizeOp
 from synapc.dialects.synap.elementwise import MulOp, SubOp
 from synapc.importers.onnx import layout
+from synapc.importers.onnx.checks import shown
 from synapc.importers.onnx.reader import (
     CONVERTERS,
     Importer,
@@ -132,6 +134,11 @@ def _view(imp: Importer, node: Node, k: int, x: str, scale: str, zp: str | None,
     t = imp.tensor(x)
     qtype = imp.qtype(node, scale, zp, axis, imp.rank(x))
     if t.array is not None:
+        if t.array.dtype != qtype.storage_dtype:
+            raise node.fail(
+                f"input {k} ('{shown(x)}') holds {t.array.dtype} values, not the "
+                f"{qtype.storage_dtype} of its zero point"
+            )
         imp.tensors[name] = Tensor(array=t.array, qtype=qtype, dequantized=True)
     elif not isinstance(element_of(t.value), UniformQuantizedType):
         imp.tensors[name] = _dequantize_plain(imp, node, x, qtype, t.perm)
@@ -175,7 +182,7 @@ def _run(
     inputs: list[str],
     out_scale: str | None,
     out_zp: str | None,
-    **attrs: object,
+    **attrs: onnx.AttributeProto,
 ) -> None:
     """Convert `node` as float `op_type` of the dequantized views `inputs`, quantized to
     `out_scale` / `out_zp` (float output when there is no output scale)."""
@@ -183,7 +190,8 @@ def _run(
         # a plain integer input was dequantized in float: finish the op in float too
         _run_in_float(imp, node, op_type, inputs, out_scale, out_zp, **attrs)
         return
-    proto = helper.make_node(op_type, inputs, node.outputs[:1], name=node.name, **attrs)
+    proto = helper.make_node(op_type, inputs, node.outputs[:1], name=node.name)
+    proto.attribute.extend(attrs.values())
     inner = Node(imp, node.index, proto)
     if out_scale is not None:
         inner.out_qtype = imp.qtype(node, out_scale, out_zp, 1, 0)
@@ -197,12 +205,13 @@ def _run_in_float(
     inputs: list[str],
     out_scale: str | None,
     out_zp: str | None,
-    **attrs: object,
+    **attrs: onnx.AttributeProto,
 ) -> None:
     """Convert `node` as dequantize -> float `op_type` -> quantize (no quantize without
     `out_scale`)."""
     real = f"{node.outputs[0]}#real"
-    proto = helper.make_node(op_type, inputs, [real], name=node.name, **attrs)
+    proto = helper.make_node(op_type, inputs, [real], name=node.name)
+    proto.attribute.extend(attrs.values())
     CONVERTERS[op_type](imp, Node(imp, node.index, proto))
     if out_scale is None:  # a float result (QGemm without an output scale)
         imp.tensors[node.outputs[0]] = imp.tensor(real)
@@ -217,8 +226,9 @@ def _run_in_float(
     imp.tensors[node.outputs[0]] = Tensor(value=op.results[0], perm=t.perm, qtype=qtype)
 
 
-def _attrs(node: Node, *drop: str) -> dict[str, object]:
-    return {k: node.attr(k) for k in node.attrs if k not in drop}
+def _attrs(node: Node, *drop: str) -> dict[str, onnx.AttributeProto]:
+    """The node's attributes but `drop`, as they are in the file (types included)."""
+    return {a.name: a for a in node.proto.attribute if a.name not in drop}
 
 
 @converts("QLinearConv")
@@ -283,7 +293,7 @@ def qlinear_average_pool(imp: Importer, node: Node) -> None:
         raise node.fail("channels_last=1 is not supported")
     x, scale, zp = _unary_views(imp, node)
     attrs = _attrs(node, "channels_last")
-    if attrs.get("count_include_pad"):
+    if node.attr("count_include_pad", 0):
         _run_in_float(imp, node, "AveragePool", [x], scale, zp, **attrs)
     else:
         _run(imp, node, "AveragePool", [x], scale, zp, **attrs)
@@ -300,9 +310,9 @@ def qlinear_in_float(imp: Importer, node: Node) -> None:
     x, scale, zp = _unary_views(imp, node)
     attrs = _attrs(node, "opset")
     op_type = node.op_type.removeprefix("QLinear")
-    if op_type == "Softmax" and int(node.attr("opset", 13)) < 13:
+    if op_type == "Softmax" and node.int_attr("opset", 13) < 13:
         # the pre-13 coerced-2D softmax equals the last-axis one only for the last axis
-        axis = int(attrs.get("axis", 1))
+        axis = node.int_attr("axis", 1)
         if axis not in (-1, imp.rank(node.inputs[0]) - 1):
             raise node.fail("a QLinearSoftmax of opset < 13 not over the last axis")
     _run_in_float(imp, node, op_type, [x], scale, zp, **attrs)
@@ -311,6 +321,8 @@ def qlinear_in_float(imp: Importer, node: Node) -> None:
 @converts("com.microsoft.QLinearConcat")
 def qlinear_concat(imp: Importer, node: Node) -> None:
     i = node.inputs
+    if len(i) < 5 or (len(i) - 2) % 3:
+        raise node.fail(f"{len(i)} inputs are not 2 plus (x, scale, zero point) triples")
     views = [
         _view(imp, node, k, i[j], i[j + 1], node.input(j + 2), 1)
         for k, j in enumerate(range(2, len(i), 3))

@@ -8,16 +8,24 @@ reshapes and matrix products, any layout for elementwise ops. Constants are tran
 the host; everything else gets one explicit `synap.transpose`, so an NCHW network keeps
 transposes only where its data really changes layout (normally at the model boundary).
 
-Nodes whose inputs are all constants are evaluated at import by ONNX's reference
-implementation (shape arithmetic, constant reshapes); `Shape` of a static tensor is a
-constant too. Quantized models keep their integers: a `DequantizeLinear` result is a view
-of quantized values, and a converter registered with `quantized=True` consumes such views
-directly when its only consumer is a `QuantizeLinear` (QDQ folding).
+Nodes whose inputs are all constants are evaluated at import (shape arithmetic, constant
+reshapes, `If` / `Loop` / `Scan` on constants), within `synapc.limits`: `folding` sizes
+every result before ONNX's reference implementation computes it and runs control flow
+itself, iteration by iteration; a result too large to fold stays an op that runs on the
+target. `Shape` of a static tensor is a constant too. Everything the file declares
+(initializers, external data, names, opsets, attributes) is checked by `checks` before
+it is trusted, and every refusal is one `SynapcError` line naming the file and the node
+(name, op type, opset and index), tensor or field.
+
+Quantized models keep their integers: a `DequantizeLinear` result is a view of quantized
+values, and a converter registered with `quantized=True` consumes such views directly
+when its only consumer is a `QuantizeLinear` (QDQ folding).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,21 +33,26 @@ from typing import Any
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap.attributes import INTEGER_SEMANTICS_ATTR, IntegerSemantics
 from synapc.dialects.synap.base import SynapOp, element_of, shape_of
 from synapc.dialects.synap.conversion import DequantizeOp, QuantizeOp
 from synapc.dialects.synap.data_movement import ReshapeOp, TransposeOp
-from synapc.dtypes import element_type_for
+from synapc.dialects.synap.shapes import ShapeError
+from synapc.dtypes import element_type_for, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.importers.cut import ancestors, check_requested, unknown_output
-from synapc.importers.onnx import layout
+from synapc.importers.onnx import checks, layout
+from synapc.importers.onnx.checks import shown
+from synapc.importers.onnx.folding import CannotFold, Folder, subgraph_reads
 from synapc.importers.onnx.layout import Perm
+from synapc.limits import check_count, check_tensor
 from synapc.model import Model, TensorInfo
 from synapc.weights import WeightStore
 
@@ -90,15 +103,52 @@ class Node:
         self.name = proto.name or (proto.output[0] if proto.output else f"node_{index}")
         self.inputs = list(proto.input)
         self.outputs = list(proto.output)
-        self.attrs = {a.name: helper.get_attribute_value(a) for a in proto.attribute}
+        self.opset = importer.opset
         #: Set when the node's output is folded into its QuantizeLinear consumer.
         self.out_qtype: UniformQuantizedType | None = None
-        self.opset = importer.opset
+        self.attrs: dict[str, Any] = {}
+        for attribute in proto.attribute:
+            try:
+                self.attrs[attribute.name] = helper.get_attribute_value(attribute)
+            except Exception:  # no value, or a type the onnx library does not know
+                raise self.fail(
+                    f"attribute '{shown(attribute.name)}' has no value of a valid type"
+                ) from None
 
     def attr(self, name: str, default: Any = None) -> Any:
         """Attribute `name` (bytes decoded to str), or `default` when absent."""
         value = self.attrs.get(name, default)
-        return value.decode() if isinstance(value, bytes) else value
+        return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+    def axis(self, value: Any, rank: int, what: str = "axis") -> int:
+        """`value` (attribute or input `what`) as an axis of a rank-`rank` tensor, negative
+        values counting from the end; refused when out of range."""
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise self.fail(f"{what} {checks.brief(value)} must be an integer")
+        axis = int(value)
+        if not -rank <= axis < rank:
+            raise self.fail(f"{what} {axis} is out of range for rank {rank}")
+        return axis + rank if axis < 0 else axis
+
+    def int_attr(self, name: str, default: int) -> int:
+        """Integer attribute `name` (`default` when absent)."""
+        value = self.attrs.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise self.fail(
+                f"attribute '{name}' must be an integer, got {checks.brief(value)}"
+            )
+        return int(value)
+
+    def ints_attr(
+        self, name: str, default: Sequence[int] | None = None
+    ) -> list[int] | None:
+        """List-of-integers attribute `name` (`default` when absent)."""
+        value = self.attrs.get(name)
+        if value is None:
+            return None if default is None else list(default)
+        if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
+            raise self.fail(f"attribute '{name}' must be a list of integers")
+        return list(value)
 
     def input(self, i: int) -> str | None:
         """Name of input `i`, or None when absent or empty."""
@@ -117,10 +167,11 @@ class Node:
         return {"layer_name": self.name, "layer_index": self.index}
 
     def fail(self, message: str) -> SynapcError:
-        """An error naming this node, its op type and the model's opset."""
+        """An error naming this node (name, op type, the model's opset and the node's
+        index in the graph)."""
         return SynapcError(
-            f"{self.importer.path}: node '{self.name}' ({self.op_type}, opset "
-            f"{self.opset}): {message}"
+            f"{self.importer.path}: node '{shown(self.name)}' ({shown(self.op_type)}, "
+            f"opset {self.opset}): {checks.one_line(message)} (graph node {self.index})"
         )
 
 
@@ -140,9 +191,11 @@ class Importer:
         self.path = path
         self.proto = proto
         self.graph = proto.graph
-        self.opset = next(
-            (o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), 0
-        )
+        checks.check_strings(proto, path)
+        self.opset = checks.check_opsets(proto, path)
+        self.folder = Folder(path, proto.opset_import)
+        #: bytes of the host constants made so far (initializers and folded results)
+        self.constant_bytes = 0
         self.weights = WeightStore()
         self.tensors: dict[str, Tensor] = {}
         self.ops: list[Operation] = []
@@ -198,7 +251,7 @@ class Importer:
             return self.tensors[name]
         except KeyError:
             raise SynapcError(
-                f"{self.path}: tensor '{name}' is used before it is computed"
+                f"{self.path}: tensor '{shown(name)}' is used before it is computed"
             ) from None
 
     def const(self, name: str | None) -> np.ndarray | None:
@@ -217,7 +270,10 @@ class Importer:
         array = self.const(node.input(i))
         if array is None:
             raise node.fail(f"{what} (input {i}) must be a constant")
-        return [int(v) for v in np.asarray(array).reshape(-1)]
+        array = np.asarray(array)
+        if array.dtype.kind not in "iu":
+            raise node.fail(f"{what} (input {i}) must be integers, got {array.dtype}")
+        return [int(v) for v in array.reshape(-1).tolist()]
 
     def shape(self, name: str) -> tuple[int, ...]:
         """The logical (ONNX) shape of tensor `name`."""
@@ -242,7 +298,7 @@ class Importer:
         if t.array is not None:
             if t.qtype is not None and t.dequantized:
                 return element_type_for(np.float32)
-            return t.qtype or element_type_for(t.array.dtype)
+            return t.qtype or self._array_element(name, t.array)
         element = element_of(t.value)
         if isinstance(element, UniformQuantizedType) and t.dequantized and not quantized:
             return element_type_for(np.float32)
@@ -313,9 +369,19 @@ class Importer:
         if perm is not None:
             array = array.transpose(perm)
         array = np.ascontiguousarray(array).reshape(array.shape)  # keeps rank 0
-        result_type = TensorType(element or element_type_for(array.dtype), array.shape)
+        result_type = TensorType(element or self._array_element(name, array), array.shape)
         op = self.weights.constant(array, name, result_type)
         return self.append(op)
+
+    def _array_element(self, name: str, array: np.ndarray) -> Attribute:
+        """The IR element type of constant `array` (tensor `name`)."""
+        try:
+            return element_type_for(array.dtype)
+        except TypeError:
+            raise SynapcError(
+                f"{self.path}: constant '{shown(name)}' has element type {array.dtype}, "
+                "which synapc does not support as a tensor"
+            ) from None
 
     def transpose(self, value: SSAValue, perm: Perm) -> SSAValue:
         """`value` transposed by `perm` (a reshape when only unit axes move)."""
@@ -339,8 +405,31 @@ class Importer:
 
     def append(self, op: Operation) -> SSAValue:
         """Append `op` and return its first result."""
+        self.check_results(op)
         self.ops.append(op)
         return op.results[0]
+
+    def check_results(self, op: Operation, node: Node | None = None) -> None:
+        """Refuse an op whose result shapes exceed the tensor limits (a huge attribute or
+        constant shape that the shape rules carried through), naming its node."""
+        for result in op.results:
+            if not isinstance(result.type, TensorType):
+                continue
+            shape = [int(d) for d in result.type.get_shape()]
+            try:
+                itemsize = numpy_dtype(result.type.element_type).itemsize
+            except TypeError:  # an element type without a numpy dtype
+                itemsize = 4
+            if node is not None:
+                where = (
+                    f"{self.path}: node '{shown(node.name)}' ({shown(node.op_type)}, "
+                    f"graph node {node.index}) result"
+                )
+            else:
+                name = getattr(op, "layer_name", None)
+                label = shown(name.data) if name is not None else op.name
+                where = f"{self.path}: result of '{label}' ({op.name})"
+            check_tensor(shape, itemsize, where)
 
     # -- binding ---------------------------------------------------------------------
     def bind(self, name: str, value: SSAValue, perm: Perm = None) -> None:
@@ -364,8 +453,16 @@ class Importer:
         self.bind(self.out_name(node), value, perm)
 
     def bind_const(self, name: str, array: np.ndarray) -> None:
-        """Tensor `name` is the host constant `array`."""
-        self.tensors[name] = Tensor(array=np.asarray(array))
+        """Tensor `name` is the host constant `array` (counted against
+        `max_constant_bytes` with every other host constant of the import)."""
+        array = np.asarray(array)
+        self.constant_bytes += array.nbytes
+        check_count(
+            self.constant_bytes,
+            "max_constant_bytes",
+            f"{self.path}: bytes of the constants, with '{shown(name)}'",
+        )
+        self.tensors[name] = Tensor(array=array)
 
     def emit(
         self,
@@ -395,6 +492,7 @@ class Importer:
             **props,
             **node.source,
         )
+        self.check_results(op, node)
         self.ops.append(op)
         if output is not None and node.quantized:
             self.bind_output(node, op.results[output], perm)
@@ -413,6 +511,9 @@ class Importer:
         initializers = {init.name for init in self.graph.initializer}
         for init in self.graph.initializer:
             self.bind_const(init.name, self._initializer(init))
+        for name in self.output_names:
+            if not name:
+                raise SynapcError(f"{self.path}: a graph output has an empty name")
         graph_inputs = [i for i in self.graph.input if i.name not in initializers]
         input_types = [self._input_type(i, k) for k, i in enumerate(graph_inputs)]
         func = FuncOp("main", (input_types, []))
@@ -428,22 +529,31 @@ class Importer:
             key = node.op_type if not domain else f"{domain}.{node.op_type}"
             converter = CONVERTERS.get(key)
             try:
-                if self._fold(node):
+                checks.check_node(node)
+                if self._fold(node, converter is not None):
                     continue
                 if converter is None:
-                    where = f" in domain '{domain}'" if domain else ""
+                    where = f" in domain '{shown(domain)}'" if domain else ""
                     raise node.fail(f"operator is not supported{where}")
+                if not node.outputs or not node.outputs[0]:
+                    raise node.fail("its first output has no name")
                 q_index = self._quantized_consumer(node)
                 if q_index is not None:
                     q = Node(self, q_index, nodes[q_index])
+                    checks.check_node(q)
                     node.out_qtype = self.quantize_type(q)
                     self._folded_q[node.outputs[0]] = q.outputs[0]
                     skip.add(q_index)
                 converter(self, node)
-            except SynapcError:
+            except SynapcError as error:
+                if str(self.path) in str(error):
+                    raise
+                raise node.fail(checks.one_line(str(error))) from error  # no file named
+            except MemoryError:
                 raise
             except Exception as error:  # a verifier or shape rule rejected the layer
-                raise node.fail(str(error).splitlines()[0]) from None
+                reason = describe_failure(error)
+                raise node.fail(f"cannot be converted: {reason}") from error
         outputs = self.output_names
         results = [self.get(name) for name in outputs]
         self._drop_dead_ops(results)
@@ -456,7 +566,12 @@ class Importer:
             for r in op.results
         ):
             module.attributes[INTEGER_SEMANTICS_ATTR] = StringAttr(IntegerSemantics.ONNX)
-        module.verify()
+        try:
+            module.verify()
+        except Exception as error:
+            raise SynapcError(
+                f"{self.path}: the imported model is not valid: {describe_failure(error)}"
+            ) from error
         return Model(
             module=module,
             weights=self.weights,
@@ -501,11 +616,19 @@ class Importer:
         if node.op_type == "DequantizeLinear":  # without a zero point: the input's type
             t = self.tensor(x)
             stored = t.array.dtype if t.array is not None else None
-        axis = int(node.attr("axis", 1))
+        axis = node.int_attr("axis", 1)
         if x not in self.tensors and axis < 0:  # a folded node's result, not yet made
             raise node.fail("a negative quantization axis needs the input's rank")
         rank = self.rank(x) if x in self.tensors else 0
-        return self.qtype(node, node.input(1), node.input(2), axis, rank, stored)
+        qtype = self.qtype(node, node.input(1), node.input(2), axis, rank, stored)
+        if qtype.is_per_axis and x in self.tensors:
+            dim = self.shape(x)[qtype.quantized_dimension]
+            if dim != len(qtype.scales):
+                raise node.fail(
+                    f"{len(qtype.scales)} scales for axis {axis} of size {dim} of "
+                    f"'{shown(x)}'"
+                )
+        return qtype
 
     def qtype(
         self,
@@ -521,15 +644,26 @@ class Importer:
         tensor."""
         scale = self.const(scale_name)
         if scale is None:
-            raise node.fail(f"the scale '{scale_name}' must be a constant")
+            raise node.fail(f"the scale '{shown(scale_name)}' must be a constant")
         zero_point = self.const(zp_name)
         if zp_name is not None and zero_point is None:
-            raise node.fail(f"the zero point '{zp_name}' must be a constant")
+            raise node.fail(f"the zero point '{shown(zp_name)}' must be a constant")
+        if scale.dtype.kind != "f" or scale.size == 0 or scale.ndim > 1:
+            raise node.fail(
+                f"the scale '{shown(scale_name)}' must be one float or a 1-D list of "
+                f"them, got {list(scale.shape)} {scale.dtype}"
+            )
         if zero_point is None:
             zero_point = np.zeros(scale.shape, stored or np.uint8)
+        if zero_point.size != scale.size:
+            raise node.fail(
+                f"the zero point has {zero_point.size} values for {scale.size} scales"
+            )
         storage = _STORAGE.get(zero_point.dtype.name)
         if storage is None:
             raise node.fail(f"quantized type {zero_point.dtype} is not supported")
+        if scale.size > 1 and rank and not -rank <= axis < rank:
+            raise node.fail(f"quantization axis {axis} is out of range for rank {rank}")
         if scale.size == 1:
             return UniformQuantizedType.per_tensor(
                 storage, float(scale.reshape(-1)[0]), int(zero_point.reshape(-1)[0])
@@ -542,82 +676,81 @@ class Importer:
             np.broadcast_to(zero_point.reshape(-1), scales.shape).astype(np.int64),
         )
 
-    def _fold(self, node: Node) -> bool:
-        """Evaluate `node` on the host when all its inputs are constants."""
+    def _fold(self, node: Node, convertible: bool) -> bool:
+        """Evaluate `node` on the host when all its inputs (and the outer-scope names its
+        subgraphs read) are constants, within the limits (see `folding`). A node that is
+        not foldable, or too large to fold, is left to its converter when it has one
+        (`convertible`) and can run on the target; otherwise the import stops here."""
         if node.op_type in _NEVER_FOLD or not node.inputs:
             return False
         names = [n for n in node.inputs if n]
         if not all(self.tensor(n).array is not None for n in names):
             return False
-        from onnx.reference import ReferenceEvaluator
-
-        feeds = {n: self.const(n) for n in names}
-        graph = helper.make_graph(
-            [node.proto],
-            "fold",
-            [
-                helper.make_tensor_value_info(
-                    n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
-                )
-                for n, a in feeds.items()
-            ],
-            [
-                helper.make_tensor_value_info(o, onnx.TensorProto.UNDEFINED, None)
-                for o in node.outputs
-                if o
-            ],
-        )
-        model = helper.make_model(graph, opset_imports=list(self.proto.opset_import))
-        model.ir_version = self.proto.ir_version
-        results = ReferenceEvaluator(model).run(None, feeds)
-        for name, array in zip([o for o in node.outputs if o], results, strict=True):
-            self.bind_const(name, np.asarray(array))
+        outer = subgraph_reads(node.proto)
+        if not all(n in self.tensors and self.tensors[n].array is not None for n in outer):
+            return False
+        values = {n: self.const(n) for n in [*names, *outer]}
+        try:
+            results = self.folder.fold(node.proto, values, node.attrs)
+        except CannotFold as error:
+            if error.kind == CannotFold.UNKNOWN:
+                return False
+            if error.kind != CannotFold.INVALID and convertible:
+                return False  # it runs on the target instead
+            raise node.fail(error.reason) from None
+        for name, array in zip(node.outputs, results, strict=False):
+            if name and array is not None:
+                self.bind_const(name, array)
         return True
 
     def _initializer(self, init: onnx.TensorProto) -> np.ndarray:
-        try:
-            return numpy_helper.to_array(init)
-        except Exception as error:
-            raise SynapcError(
-                f"{self.path}: initializer '{init.name}' cannot be read: {error}"
-            ) from None
+        """Initializer `init` as an array; its size is checked before it is read."""
+        return checks.tensor_to_array(
+            init, f"{self.path}: initializer '{shown(init.name)}'"
+        )
 
     def _input_type(self, value_info: onnx.ValueInfoProto, k: int) -> TensorType[Attribute]:
-        name = value_info.name
+        name = shown(value_info.name)
         ttype = value_info.type.tensor_type
         if not value_info.type.HasField("tensor_type"):
             raise SynapcError(f"{self.path}: input '{name}' is not a tensor")
         try:
             element = element_type_for(helper.tensor_dtype_to_np_dtype(ttype.elem_type))
         except (KeyError, TypeError, ValueError):
-            kind = onnx.TensorProto.DataType.Name(ttype.elem_type)
+            kind = checks.type_name(ttype.elem_type)
             raise SynapcError(
                 f"{self.path}: input '{name}' has element type {kind}, which synapc "
                 "does not support"
             ) from None
+        if len(ttype.shape.dim) > checks.MAX_RANK:
+            raise SynapcError(
+                f"{self.path}: input '{name}' has rank {len(ttype.shape.dim)}, more "
+                f"than {checks.MAX_RANK}"
+            )
         declared = [
             d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
             for d in ttype.shape.dim
         ]
-        given = _given_shape(self.input_shapes, name, k)
+        given = _given_shape(self.input_shapes, value_info.name, k)
         if given is not None:
             if len(given) != len(declared) or any(
                 d is not None and d != g for d, g in zip(declared, given, strict=False)
             ):
-                shown = ["?" if d is None else d for d in declared]
+                dims = ["?" if d is None else d for d in declared]
                 raise SynapcError(
                     f"{self.path}: input_shapes gives {list(given)} for input '{name}', "
-                    f"which has shape {shown}"
+                    f"which has shape {dims}"
                 )
             shape = list(given)
         else:
             shape = [1 if d is None and i == 0 else d for i, d in enumerate(declared)]
             if any(d is None for d in shape):
-                shown = ["?" if d is None else d for d in declared]
+                dims = ["?" if d is None else d for d in declared]
                 raise SynapcError(
-                    f"{self.path}: input '{name}' has dynamic shape {shown}; give its "
+                    f"{self.path}: input '{name}' has dynamic shape {dims}; give its "
                     f"static shape with input_shapes={{'{name}': [...]}}"
                 )
+        check_tensor(shape, numpy_dtype(element).itemsize, f"{self.path}: input '{name}'")
         return TensorType(element, shape)
 
     def _drop_dead_ops(self, results: list[SSAValue]) -> None:
@@ -694,23 +827,28 @@ def _given_shape(shapes: InputShapes, name: str, k: int) -> Sequence[int] | None
 
 
 def load_onnx(path: str | os.PathLike[str]) -> onnx.ModelProto:
-    """Read an ONNX file with its external data; a corrupt file raises `SynapcError`."""
+    """Read an ONNX file with its external data; a corrupt file raises `SynapcError`.
+    The file's size is checked against `max_model_file_bytes` before it is read, and
+    every external tensor's size before its data is (see `checks.load_external_data`)."""
     path = Path(path)
+    checks.check_file_size(path)
     try:
-        proto = onnx.load(str(path), load_external_data=False)
-    except Exception as error:
+        data = path.read_bytes()
+    except OSError as error:
+        raise SynapcError(f"{path}: cannot read the model ({error.strerror})") from None
+    proto = onnx.ModelProto()
+    try:
+        proto.ParseFromString(data)
+    except Exception as error:  # protobuf's DecodeError, or a nesting too deep
         raise SynapcError(
-            f"{path}: corrupt ONNX model ({type(error).__name__}: "
-            f"{str(error).splitlines()[0] if str(error) else 'cannot parse'})"
-        ) from None
+            f"{path}: not a valid ONNX model (corrupt ONNX model: the protobuf does not "
+            "parse)"
+        ) from error
+    del data
     if not proto.graph.node and not proto.graph.output:
         raise SynapcError(f"{path}: not an ONNX model (no graph)")
-    try:
-        from onnx.external_data_helper import load_external_data_for_model
-
-        load_external_data_for_model(proto, str(path.parent))
-    except Exception as error:
-        raise SynapcError(f"{path}: cannot read external data: {error}") from None
+    checks.check_strings(proto, path)
+    checks.load_external_data(proto, path)
     return proto
 
 
@@ -729,13 +867,50 @@ def import_onnx(
     if proto is None:
         proto = load_onnx(path)
     try:
-        return Importer(path, proto, input_shapes, outputs).run()
-    except SynapcError:
+        # arithmetic on a model's constants (a batch norm's variance of -1, a scale of
+        # 1e38) gives what ONNX Runtime gives (NaN, inf), without numpy's warnings on
+        # stderr, which is one line of error at most
+        with np.errstate(all="ignore"):
+            return Importer(path, proto, input_shapes, outputs).run()
+    except SynapcError as error:
+        if str(path) in str(error):
+            raise
+        raise SynapcError(f"{path}: {checks.one_line(str(error))}") from error
+    except MemoryError:
         raise
     except Exception as error:  # a malformed graph
+        reason = describe_failure(error)
         raise SynapcError(
-            f"{path}: corrupt ONNX model ({type(error).__name__}: {error})"
-        ) from None
+            f"{path}: not a valid ONNX model (corrupt ONNX model: {reason})"
+        ) from error
+
+
+def describe_failure(error: BaseException) -> str:
+    """One line saying what went wrong, in the model's terms: the message of a shape
+    rule or verifier (they name the layer and the shapes), otherwise what kind of
+    mismatch the exception means, never Python's own exception text."""
+    if isinstance(error, VerifyException | ShapeError):
+        lines = str(error).strip().splitlines()
+        text = lines[0] if lines else ""
+        if text and not _PYTHON_TEXT.search(text):
+            return shown(text) if len(text) <= 300 else shown(text[:297]) + "..."
+    if isinstance(error, IndexError):
+        return "an input, output or attribute it needs is missing"
+    if isinstance(error, KeyError):
+        return "it refers to a tensor or attribute that does not exist"
+    if isinstance(error, ZeroDivisionError):
+        return "a size or attribute that must not be zero is zero"
+    if isinstance(error, OverflowError):
+        return "a size or attribute is too large"
+    return "its inputs, outputs or attributes do not fit the operator"
+
+
+#: Python's own exception texts, which a message must not quote.
+_PYTHON_TEXT = re.compile(
+    r"object has no attribute|'NoneType'|object is not|unhashable type|unsupported "
+    r"operand|out of bounds|index out of range|invalid literal|positional argument|"
+    r"Traceback|not supported between instances|Error\b"
+)
 
 
 Converter = Callable[[Importer, Node], None]

@@ -46,14 +46,14 @@ def reduction(imp: Importer, node: Node) -> None:
             else [int(a) for a in np.asarray(axes_value).reshape(-1)]
         )
     else:
-        axes = list(node.attr("axes", []))
+        axes = node.ints_attr("axes", [])
     keep = bool(node.attr("keepdims", 1))
     if not axes:
         if node.attr("noop_with_empty_axes", 0):
             imp.tensors[imp.out_name(node)] = imp.tensor(x)
             return
         axes = list(range(rank))
-    axes = sorted({a + rank if a < 0 else a for a in axes})
+    axes = sorted({node.axis(a, rank, "reduction axis") for a in axes})
     shape = imp.shape(x)
     if any(shape[a] == 0 for a in axes):
         _empty_reduction(imp, node, shape, axes, keep)
@@ -94,8 +94,7 @@ def arg_reduce(imp: Importer, node: Node) -> None:
     one is the first of the input reversed along the axis, counted from the end."""
     x = node.inputs[0]
     rank = imp.rank(x)
-    axis = int(node.attr("axis", 0))
-    axis = axis + rank if axis < 0 else axis
+    axis = node.axis(node.int_attr("axis", 0), rank)
     keep = bool(node.attr("keepdims", 1))
     perm = imp.perm(x)
     op_class = reduce.ArgMaxOp if node.op_type == "ArgMax" else reduce.ArgMinOp

@@ -35,6 +35,8 @@ def _full_sizes(
     applied; the implied scale of each axis must be its output / input ratio."""
     if len(given) != len(axes):
         raise node.fail(f"{len(given)} sizes for {len(axes)} axes")
+    if any(s < 1 for s in given):
+        raise node.fail(f"sizes {given} must be positive")
     sizes = list(shape)
     policy = node.attr("keep_aspect_ratio_policy", "stretch")
     if policy == "stretch":
@@ -67,7 +69,9 @@ def resize(imp: Importer, node: Node) -> None:
     if node.attr("antialias", 0):
         raise node.fail("antialias is not supported")
     rank = len(shape)
-    axes = [a + rank if a < 0 else a for a in node.attr("axes", range(rank))]
+    axes = [node.axis(a, rank) for a in node.ints_attr("axes", range(rank))]
+    if len(set(axes)) != len(axes):
+        raise node.fail(f"axes {axes} repeat an axis")
     if node.op_type == "Upsample" or node.opset < 11:
         coordinates = "asymmetric"
         scales_index = 1
@@ -82,7 +86,7 @@ def resize(imp: Importer, node: Node) -> None:
         sizes = _full_sizes(node, shape, axes, sizes)
     else:
         if node.op_type == "Upsample" and node.opset < 9:
-            given = list(node.attr("scales"))
+            given = [float(s) for s in node.attr("scales", [])]
         else:
             values = imp.const(node.input(scales_index))
             if values is None:
@@ -90,6 +94,8 @@ def resize(imp: Importer, node: Node) -> None:
             given = [float(s) for s in np.asarray(values).reshape(-1)]
         if len(given) != len(axes):
             raise node.fail(f"{len(given)} scales for {len(axes)} axes")
+        if not all(np.isfinite(s) and s > 0 for s in given):
+            raise node.fail(f"scales {given} must be positive numbers")
         scales = [1.0] * rank
         for a, scale in zip(axes, given, strict=True):
             scales[a] = scale

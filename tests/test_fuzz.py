@@ -1,0 +1,39 @@
+"""Every fuzzer of benchmarks/fuzz/ on a fixed-seed subset of its cases: no input may end
+in a traceback, a hang, a memory blow-up or a crash (the 10,000-case campaigns run from
+`python benchmarks/fuzz/run.py`). Each campaign runs in a new process: the harness forks
+a child per case, which is only safe from a process that has not started XLA, as a test
+worker may have."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FUZZ = REPO / "benchmarks" / "fuzz"
+TARGETS = sorted(
+    path.stem
+    for path in FUZZ.glob("*.py")
+    if any(line.startswith("TARGET = ") for line in path.read_text().splitlines())
+)
+#: Cases per target in the suite, unless the target module sets TEST_CASES.
+DEFAULT_CASES = 200
+
+
+def test_every_file_synapc_reads_has_a_fuzzer() -> None:
+    assert {"metafile", "package", "tflite", "onnx", "compile"} <= set(TARGETS)
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_fuzzer_finds_nothing(name: str, tmp_path: Path) -> None:
+    count = getattr(importlib.import_module(f"benchmarks.fuzz.{name}"), "TEST_CASES", None)
+    command = [sys.executable, str(FUZZ / "run.py"), "--target", name, "--seed", "1"]
+    command += ["--cases", str(count or DEFAULT_CASES), "--workers", "1"]
+    command += ["--timeout", "60", "--out", str(tmp_path)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{count or DEFAULT_CASES} cases" in done.stdout
