@@ -619,6 +619,7 @@ def test_node_with_too_few_inputs_or_outputs(tmp_path: Path) -> None:
     refused(save(tmp_path, [node], opset=9), "has 1 inputs; the operator takes 8 to 9")
     node = helper.make_node("Relu", ["x"], [])
     refused(save(tmp_path, [node]), "has 0 outputs")
+    refused(save(tmp_path, [helper.make_node("Max", [""], ["y"])]), "has no inputs")
     qadd = helper.make_node("QLinearAdd", ["x", "s"], ["y"], domain="com.microsoft")
     refused(save(tmp_path, [qadd], [const("s", 0.1)]), "required input 3 is missing")
 

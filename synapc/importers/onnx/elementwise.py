@@ -77,6 +77,8 @@ def reciprocal(imp: Importer, node: Node) -> None:
 def variadic(imp: Importer, node: Node) -> None:
     op_class = _VARIADIC[node.op_type]
     names = [n for n in node.inputs if n]
+    if not names:
+        raise node.fail("has no inputs")
     if len(names) == 1:
         imp.tensors[imp.out_name(node)] = imp.tensor(names[0])
         return

@@ -720,7 +720,14 @@ class Folder:
         for k, inner in enumerate(nodes):
             name = inner.name or (inner.output[0] if inner.output else "")
             label = f"{where} node {k} '{shown(name)}' ({shown(inner.op_type)})"
-            results = self._node(inner, local, None, depth, label)
+            try:
+                results = self._node(inner, local, None, depth, label)
+            except CannotFold as error:
+                if error.kind != CannotFold.UNKNOWN:
+                    raise
+                # the graph cannot be folded, which the user must hear about: a
+                # control-flow node has no converter to fall back on
+                raise CannotFold(CannotFold.FAILED, error.reason) from None
             for out, value in zip(inner.output, results, strict=False):
                 if out and value is not None:
                     local[out] = value
