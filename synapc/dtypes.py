@@ -67,6 +67,8 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
         width = element_type.width.data
         if width == 1:
             return np.dtype(np.bool_)
+        if width not in (8, 16, 32, 64):  # numpy reads "int4" as a 4-byte int32
+            raise TypeError(f"no numpy dtype for element type {element_type}")
         unsigned = element_type.signedness.data == Signedness.UNSIGNED
         return np.dtype(f"{'u' if unsigned else ''}int{width}")
     raise TypeError(f"no numpy dtype for element type {element_type}")

@@ -6,12 +6,20 @@ section is written and read here, streamed in chunks, never by xDSL: xDSL keeps 
 process-global store as hex strings (twice the weight bytes) and renames a handle when the
 same text is parsed twice. xDSL's store is cleared around every parse, so handles stay
 exactly as written and the WeightStore owns the only copy of the values.
+
+Text is checked before xDSL sees it (`_check_text`) for what xDSL's parser does not
+refuse cleanly: bytes that are not UTF-8, string literals that are unterminated or hold
+an invalid escape (xDSL's lexer backtracks exponentially on them: a hang), and integer
+types wider than MLIR allows (xDSL computes ``1 << width``). Numbers beyond their float
+type and nesting beyond Python's recursion limit are refused as they are met.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
+import re
 from collections.abc import Iterable, Iterator
 from typing import IO
 
@@ -25,13 +33,23 @@ from xdsl.printer import Printer
 
 from synapc.context import make_context
 from synapc.dtypes import numpy_dtype
+from synapc.errors import SynapcError
 from synapc.weights import WeightStore
 
 _MARKER = b"{-#"
 _CHUNK = 1 << 22  # 4 MiB of text per read or write
 
 
-class ResourceError(ValueError):
+#: The widest integer type MLIR has (``IntegerType::kMaxWidth``).
+MAX_INTEGER_WIDTH = (1 << 24) - 1
+
+
+class MLIRTextError(SynapcError, ValueError):
+    """MLIR text that synapc refuses outside xDSL's parser (whose `ParseError`s name a
+    line and column themselves); the message names the text and, where known, a line."""
+
+
+class ResourceError(MLIRTextError):
     """A malformed `{-# ... #-}` resource section or a blob that does not fit its type."""
 
 
@@ -135,15 +153,86 @@ def _parse(
 ) -> ModuleOp:
     reader = _Reader(chunks)
     module_text = reader.read_until_marker()
-    blobs = _parse_resources(reader) if reader.at_marker else {}
-    _clear_xdsl_blobs(ctx)
     try:
-        module = Parser(ctx, module_text.decode("utf-8"), name).parse_module()
+        blobs = _parse_resources(reader) if reader.at_marker else {}
+    except ResourceError as error:
+        raise ResourceError(f"{name}: {error}") from None
+    text = _decoded(module_text, name)
+    _check_text(text, name)
+    _clear_xdsl_blobs(ctx)
+    parser = Parser(ctx, text, name)
+    try:
+        module = parser.parse_module()
+    except OverflowError as error:  # a float attribute beyond its type: struct.pack
+        line = _line_of(text, parser.pos)
+        raise MLIRTextError(
+            f"{name}: line {line}: a number is out of range of its type ({error})"
+        ) from None
+    except RecursionError:
+        line = _line_of(text, parser.pos)
+        raise MLIRTextError(
+            f"{name}: line {line}: types or attributes nested too deeply"
+        ) from None
     finally:
         _clear_xdsl_blobs(ctx)
     if blobs:
-        _attach_blobs(module, blobs, store)
+        try:
+            _attach_blobs(module, blobs, store)
+        except ResourceError as error:
+            raise ResourceError(f"{name}: {error}") from None
     return module
+
+
+def _line_of(text: str | bytes, index: int) -> int:
+    return text.count("\n" if isinstance(text, str) else b"\n", 0, index) + 1
+
+
+def _decoded(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = _line_of(data, error.start)
+        raise MLIRTextError(
+            f"{name}: line {line}: not UTF-8 text (byte 0x{data[error.start]:02x})"
+        ) from None
+
+
+#: A string literal's start, or a comment (whose quotes are not strings).
+_QUOTE_OR_COMMENT = re.compile(r'"|//[^\n]*')
+#: A whole string literal as MLIR (and xDSL) accept it, matched in linear time.
+_STRING = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+#: An integer type outside string literals and comments.
+_INTEGER_TYPE = re.compile(r"(?:(?<=[\d?\]]x)|(?<![\w$.%@^#!-]))[su]?i(\d+)(?![\w$.])")
+
+
+def _check_text(text: str, name: str) -> None:
+    """Refuse what xDSL's lexer and parser do not refuse cleanly (see the module's
+    docstring), naming the line."""
+    pos = 0
+    while True:
+        match = _QUOTE_OR_COMMENT.search(text, pos)
+        end = len(text) if match is None else match.start()
+        for width in _INTEGER_TYPE.finditer(text, pos, end):
+            digits = width.group(1)
+            if len(digits) > 8 or int(digits) > MAX_INTEGER_WIDTH:
+                line = _line_of(text, width.start())
+                raise MLIRTextError(
+                    f"{name}: line {line}: integer type '{width.group()[:40]}' is wider"
+                    f" than MLIR's {MAX_INTEGER_WIDTH} bits"
+                )
+        if match is None:
+            return
+        if match.group() != '"':
+            pos = match.end()
+            continue
+        string = _STRING.match(text, match.start())
+        if string is None:
+            line = _line_of(text, match.start())
+            raise MLIRTextError(
+                f"{name}: line {line}: a string literal is not closed on its line or"
+                ' holds an escape other than \\n, \\t, \\\\, \\" or two hex digits'
+            )
+        pos = string.end()
 
 
 def _attach_blobs(
@@ -160,16 +249,33 @@ def _attach_blobs(
     for handle, tensor in types.items():
         if handle not in blobs:
             continue
-        assert isinstance(tensor, TensorType)
-        dtype = numpy_dtype(tensor.element_type)
-        shape = tensor.get_shape()
-        need = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        shape = tensor.get_shape() if isinstance(tensor, TensorType) else (-1,)
+        try:
+            dtype = numpy_dtype(tensor.element_type)  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):
+            dtype = None
+        if dtype is None or any(d < 0 for d in shape):
+            raise ResourceError(
+                f"resource '{handle}' has a type without fixed storage: {tensor}"
+            )
+        need = dtype.itemsize * math.prod(shape)  # Python ints: no overflow
         blob = blobs.pop(handle)
         if len(blob) != need:
             raise ResourceError(
                 f"resource '{handle}' has {len(blob)} bytes but {tensor} needs {need}"
             )
         store[handle] = np.frombuffer(blob, dtype=dtype).reshape(shape)
+
+
+#: Bytes of an unquoted resource key.
+_KEY_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.")
+
+
+def _key_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ResourceError("a resource key is not UTF-8 text") from None
 
 
 class _Reader:
@@ -245,19 +351,17 @@ class _Reader:
         if self._buffer[self._pos : self._pos + 1] == b'"':
             self._pos += 1
             end = self._find(b'"')
-            value = self._buffer[self._pos : end].decode()
+            value = _key_text(self._buffer[self._pos : end])
             self._pos = end + 1
             return value
         start = self._pos
         while True:
-            while self._pos < len(self._buffer) and (
-                chr(self._buffer[self._pos]).isalnum() or self._buffer[self._pos] in b"_$."
-            ):
+            while self._pos < len(self._buffer) and (self._buffer[self._pos] in _KEY_BYTES):
                 self._pos += 1
             if self._pos < len(self._buffer) or not self._fill_keeping(start):
                 break
             start = 0
-        value = self._buffer[start : self._pos].decode()
+        value = _key_text(self._buffer[start : self._pos])
         if not value:
             raise ResourceError("expected a resource key")
         return value

@@ -57,7 +57,10 @@ class Model:
         """A model over an existing module (e.g. parsed MLIR text): its inputs and outputs
         are those of `@main`, named ``input_i`` / ``output_i``."""
         model = cls(module, weights, [], [], source)
-        signature = model.main.function_type
+        try:
+            signature = model.main.function_type
+        except LookupError as error:
+            raise SynapcError(f"{source or 'module'}: {error}") from None
         model.inputs = [
             TensorInfo(f"input_{i}", tuple(t.get_shape()), t.element_type)
             for i, t in enumerate(signature.inputs.data)

@@ -34,7 +34,7 @@ import synapc
 from synapc.context import make_context
 from synapc.files import replacing
 from synapc.interrupts import run_interruptible
-from synapc.mlir_io import ResourceError, read_stream, write_module
+from synapc.mlir_io import MLIRTextError, read_stream, write_module
 from synapc.passes.registry import PASSES
 from synapc.weights import WeightStore
 
@@ -173,7 +173,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     except ArgSpecParseError as error:  # a BaseException: -p/-t 'name{' ...
         print(f"synapc-opt: error: {error}", file=sys.stderr)
         return 1
-    except (DiagnosticException, ParseError, ResourceError) as error:
+    except MLIRTextError as error:  # names the input itself
+        print(f"synapc-opt: {error}", file=sys.stderr)
+        return 1
+    except (DiagnosticException, ParseError) as error:
         where = f"{tool.get_input_name()}: " if tool is not None else ""
         print(f"synapc-opt: {where}{error}", file=sys.stderr)
         return 1
