@@ -209,9 +209,13 @@ class LockedFolder:
             "wrote and never writes through a link: remove it"
         )
 
-    def read(self, relative: str, limit: int) -> bytes | None:
+    def read(
+        self, relative: str, limit: int, limit_name: str | None = None
+    ) -> bytes | None:
         """The bytes of the regular file `relative` (None when missing); a link or
-        another kind of file is `NotOurs`, a file over `limit` bytes a `SynapcError`."""
+        another kind of file is `NotOurs`, a file over `limit` bytes a `SynapcError`
+        (naming the setting of the `synapc.limits` field `limit_name`, when given)."""
+        raises = f" (SYNAPC_{limit_name.upper()} raises it)" if limit_name else ""
         parts, name = _parts(relative)
         folder = self._folder(parts, create=False)
         if folder is None:
@@ -228,11 +232,13 @@ class LockedFolder:
             if info.st_size > limit:
                 raise SynapcError(
                     f"{self.path / relative}: {info.st_size:,} bytes exceeds the limit "
-                    f"of {limit:,}"
+                    f"of {limit:,}{raises}"
                 )
             data = stream.read(limit + 1)
         if len(data) > limit:
-            raise SynapcError(f"{self.path / relative}: exceeds the limit of {limit:,}")
+            raise SynapcError(
+                f"{self.path / relative}: exceeds the limit of {limit:,}{raises}"
+            )
         return data
 
     # -- writing ----------------------------------------------------------------------

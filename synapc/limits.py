@@ -26,7 +26,8 @@ _KIB, _MIB, _GIB = 1 << 10, 1 << 20, 1 << 30
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """The limits in force; every field is a count of elements, bytes or iterations."""
+    """The limits in force; every field is a count (of elements, bytes, iterations,
+    dimensions, nesting levels, values, characters or members)."""
 
     #: elements of any one tensor (activation, weight or folded constant)
     max_tensor_elements: int = 1 << 28
@@ -55,6 +56,27 @@ class Limits:
     max_json_bytes: int = 16 * _MIB
     #: nesting depth of a JSON document inside a package or cache
     max_json_depth: int = 32
+    #: dimensions of any one tensor (model, metafile or package); numpy itself holds at
+    #: most 64 (32 before numpy 2)
+    max_tensor_rank: int = 32
+    #: tensors, operators, buffers, operator codes or subgraphs of one TFLite model, and
+    #: the inputs or outputs of one of its subgraphs or operators
+    max_graph_items: int = 1 << 20
+    #: nesting depth of subgraphs (ONNX If / Loop / Scan bodies inside each other)
+    max_graph_nesting: int = 16
+    #: elements one constant fold computes in all (every result of every loop iteration,
+    #: a matrix product's multiply-adds, a per-node overhead)
+    max_fold_work_elements: int = 1 << 28
+    #: values (YAML nodes) a metafile writes out, before aliases are expanded
+    max_metafile_values: int = 20_000
+    #: characters of a tensor name given in a metafile
+    max_name_chars: int = 1024
+    #: bytes that `${FILE:path}` and `${ANCHORS}` add to one metafile altogether
+    max_substituted_text_bytes: int = 16 * _MIB
+    #: members of a model.synap package
+    max_package_members: int = 100_000
+    #: bytes of the model_info.txt of a cached conversion, read back from the cache
+    max_model_info_bytes: int = 256 * _MIB
 
 
 def _from_environment() -> Limits:

@@ -24,7 +24,6 @@ from benchmarks.fuzz.harness import PYTHON_TEXT
 from synapc.errors import SynapcError
 from synapc.limits import use_limits
 from synapc.metafile import MetafileError, load_metafile, model_anchors, parse_metafile
-from synapc.metafile import substitute as substitute_module
 from synapc.testing.tflite_builder import ModelBuilder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,8 +107,9 @@ def never_opened(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Path], N
         ("inputs: [{shape: [1, 0x" + "f" * 30 + "]}]\n", "m.yaml: inputs[0].shape[1]: "),
         ("outputs: [{shape: [65536, 65536, 2]}]\n", "m.yaml: outputs[0].shape: 3 dim"),
         (
-            "inputs: [{shape: [" + ", ".join(["1"] * 65) + "]}]\n",
-            "m.yaml: inputs[0].shape: 65 dimensions (at most 64)",
+            "inputs: [{shape: [" + ", ".join(["1"] * 33) + "]}]\n",
+            "m.yaml: inputs[0].shape: 33 dimensions (at most 32; "
+            "SYNAPC_MAX_TENSOR_RANK raises it)",
         ),
         (
             "inputs: [{preprocess: {type: rgb, size: [1, 4294967296]}}]\n",
@@ -362,14 +362,16 @@ def test_file_read_once_and_substituted_text_bounded(
     monkeypatch.setattr(os, "open", lambda p, *a: opened.append(str(p)) or real(p, *a))
     assert load_metafile(path).outputs[0].format.count("bgr") == 2000
     assert opened.count(os.path.realpath(folder / "sub" / "fmt.txt")) == 1
-    monkeypatch.setattr(substitute_module, "MAX_SUBSTITUTED_CHARS", 1000)
-    message = load_error(path)
+    with use_limits(max_substituted_text_bytes=1000):
+        message = load_error(path)
+        anchors = error_of(
+            "outputs: [{format: '" + "${ANCHORS}" * 100 + "'}]\n",
+            anchors=lambda: "[" * 50,
+        )
     assert message.startswith(f"{path}: outputs[0].format: the substitutions of this ")
-    assert "more than 1,000 characters" in message
-    anchors = error_of(
-        "outputs: [{format: '" + "${ANCHORS}" * 100 + "'}]\n", anchors=lambda: "[" * 50
-    )
-    assert "more than 1,000 characters" in anchors
+    assert "more than 1,000 bytes" in message
+    assert "SYNAPC_MAX_SUBSTITUTED_TEXT_BYTES raises it)" in message
+    assert "more than 1,000 bytes" in anchors
 
 
 # --------------------------------------------------------------------------------------
@@ -459,7 +461,7 @@ def test_values_written_out_are_bounded_before_they_are_built() -> None:
     message = error_of("custom: [" + ", ".join(["1"] * 300_000) + "]\n")
     assert message == (
         "m.yaml: invalid YAML: more than 20000 values written out (a metafile needs far "
-        "fewer)"
+        "fewer; SYNAPC_MAX_METAFILE_VALUES raises it)"
     )
     assert time.monotonic() - start < 10
     parse_metafile("custom: [" + ", ".join(["1"] * 19_000) + "]\n")
@@ -485,10 +487,10 @@ def test_odd_keys_and_names_stay_on_one_line() -> None:
         "m.yaml: inputs[0].name: expected a tensor name without control characters, "
         "got 'a\\nb'"
     )
-    assert "a tensor name of 1,193 characters (at most 1,024)" in error_of(
+    assert "a tensor name of 1,193 characters (at most 1,024; " in error_of(
         "outputs: [{name: 0x" + "f" * 990 + "}]\n"  # an integer, as YAML reads it
     )
-    assert "a tensor name of 5,000 characters (at most 1,024)" in error_of(
+    assert "a tensor name of 5,000 characters (at most 1,024; " in error_of(
         "inputs: [{name: " + "n" * 5000 + "}]\n"
     )
     assert len(error_of("data_layout: " + "x" * 100_000 + "\n")) < 300

@@ -161,7 +161,9 @@ def test_too_many_dimensions(tmp_path: Path) -> None:
     b.op("RELU", [x], [y])
     b.output(y)
     refused(
-        save(tmp_path, b.build()), "tensor 0 ('x'), field shape", "exceed the limit of 32"
+        save(tmp_path, b.build()),
+        "tensor 0 ('x'), field shape (entries): 40 exceeds the limit of 32",
+        "SYNAPC_MAX_TENSOR_RANK",
     )
 
 

@@ -8,11 +8,12 @@ parsed before its checksum is known to be right:
 1. the file: at most `limits().max_package_bytes`;
 2. the zip structure, parsed here from its central directory (never through `zipfile`,
    which would inflate first and check later): one end record at the end of the file, a
-   central directory where it says, at most `MAX_MEMBERS` members, each stored
-   (ZIP_STORED: not compressed, not encrypted, no data descriptor), at most
-   `limits().max_package_member_bytes`, its local header agreeing with the central
-   directory (name, flags, method, CRC, sizes), its data inside the file and overlapping
-   no other member, its CRC-32 right; safe and unique member names;
+   central directory where it says, at most `limits().max_package_members` members
+   (a profiling build has two per layer), each stored (ZIP_STORED: not compressed, not
+   encrypted, no data descriptor), at most `limits().max_package_member_bytes`, its
+   local header agreeing with the central directory (name, flags, method, CRC, sizes),
+   its data inside the file and overlapping no other member, its CRC-32 right; safe and
+   unique member names;
 3. `bundle.json`: at most `limits().max_json_bytes`, nested at most
    `limits().max_json_depth` deep (counted without recursion before parsing), strict JSON
    (UTF-8, no NaN, no duplicate keys), this format and version, then every field against
@@ -67,10 +68,6 @@ from synapc.backends.package.spec import (
 )
 from synapc.backends.package.writer import ALIGNMENT, BUNDLE, FORMAT, VERSION
 from synapc.limits import limits
-
-#: Most members a package may have (a profiling build has two per layer).
-# TODO(limits): a `max_package_members` field of synapc.limits.Limits would replace this.
-MAX_MEMBERS = 100_000
 
 _EOCD = struct.Struct("<4s4H2IH")
 _LOCATOR = struct.Struct("<4sIQI")
@@ -271,8 +268,12 @@ def _end_record(path: Path, data: bytes) -> tuple[int, int, int]:
         raise _damaged(path, "a multi-disk zip archive")
     if cd_offset + cd_size != cd_end:
         raise _damaged(path, "the zip central directory is not where the end record says")
-    if count > MAX_MEMBERS:
-        raise PackageError(f"{path}: {count:,} members (at most {MAX_MEMBERS:,})")
+    limit = limits().max_package_members
+    if count > limit:
+        raise PackageError(
+            f"{path}: {count:,} members exceed the limit of {limit:,} "
+            "(SYNAPC_MAX_PACKAGE_MEMBERS raises it)"
+        )
     if count * _CENTRAL.size > cd_size:
         raise _damaged(path, f"{count:,} members do not fit the central directory")
     return cd_offset, cd_end, count

@@ -41,9 +41,6 @@ DATA_TYPES = frozenset(
 LAYOUTS = ("nhwc", "nchw", "none")
 #: Where a subgraph runs.
 DELEGATES = ("npu", "gpu", "cpu")
-#: Most dimensions a tensor or weight may have (numpy 1.x's own maximum is 32).
-# TODO(limits): a `max_tensor_rank` field of synapc.limits.Limits would replace this.
-MAX_RANK = 32
 #: Largest magnitude of a JSON integer that is an index, offset or size (int64's range).
 MAX_INT = (1 << 63) - 1
 
@@ -183,12 +180,16 @@ def array(value: Any, at: str) -> list[Any]:
 
 
 def shape_of(value: Any, at: str, itemsize: int) -> tuple[int, ...]:
-    """`value` as a tensor shape: at most `MAX_RANK` non-negative dimensions whose
-    element and byte counts stay within the tensor limits."""
+    """`value` as a tensor shape: at most `limits().max_tensor_rank` non-negative
+    dimensions whose element and byte counts stay within the tensor limits."""
     dims = array(value, at)
-    if len(dims) > MAX_RANK:
-        raise FieldError(at, f"{len(dims)} dimensions (at most {MAX_RANK})")
     current = limits()
+    if len(dims) > current.max_tensor_rank:
+        raise FieldError(
+            at,
+            f"{len(dims):,} dimensions exceed the limit of {current.max_tensor_rank:,}"
+            " (SYNAPC_MAX_TENSOR_RANK raises it)",
+        )
     result = tuple(
         integer(d, item_path(at, i), 0, current.max_tensor_elements)
         for i, d in enumerate(dims)
@@ -267,7 +268,8 @@ class Quantization:
         )
         axis = d.get("axis")
         if axis is not None:
-            axis = integer(axis, key_path(at, "axis"), -MAX_RANK, MAX_RANK)
+            rank = limits().max_tensor_rank
+            axis = integer(axis, key_path(at, "axis"), -rank, rank)
         if not scale:
             raise FieldError(key_path(at, "scale"), "no scale")
         if len(scale) != len(zero_point):

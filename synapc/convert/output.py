@@ -67,9 +67,6 @@ CACHE = "cache"
 INTERMEDIATE = "intermediate"
 _KEY = "key.json"
 _CACHED = (PACKAGE, MODEL_INFO)
-# TODO(limits): a `max_model_info_bytes` field (default 256 MiB: a layer table of a
-# million rows); model_info.txt is the one file synapc reads back that no limit covers.
-_MAX_MODEL_INFO_BYTES = 256 << 20
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 #: Temporaries of older synapc versions: ``.NAME.tmp-PID`` and the write probe.
 _LEGACY = re.compile(r"^\.(?:(?P<name>.+)\.tmp|synapc-write-test)-(?P<pid>[0-9]+)$")
@@ -147,7 +144,9 @@ class Output:
     def _read_record(self) -> object:
         """The cache record as it is (None: none; {} when unreadable)."""
         try:
-            data = self.folder.read(f"{CACHE}/{_KEY}", limits().max_json_bytes)
+            data = self.folder.read(
+                f"{CACHE}/{_KEY}", limits().max_json_bytes, "max_json_bytes"
+            )
             return json.loads(data) if data is not None else None
         except (SynapcError, ValueError, RecursionError):
             return {}
@@ -202,7 +201,9 @@ class Output:
         warning). A link in the cache is `NotOurs`."""
         where = self.path / CACHE / _KEY
         try:
-            data = self.folder.read(f"{CACHE}/{_KEY}", limits().max_json_bytes)
+            data = self.folder.read(
+                f"{CACHE}/{_KEY}", limits().max_json_bytes, "max_json_bytes"
+            )
         except NotOurs:
             raise
         except SynapcError as error:
@@ -222,13 +223,14 @@ class Output:
         if any(record[name] != value for name, value in fields.items()):
             return self._rebuild(f"{where}: the fields do not match the key")
         files: dict[str, bytes] = {}
-        for name, limit in (
-            (PACKAGE, limits().max_package_bytes),
-            (MODEL_INFO, _MAX_MODEL_INFO_BYTES),
+        for name, limit_name in (
+            (PACKAGE, "max_package_bytes"),
+            (MODEL_INFO, "max_model_info_bytes"),
         ):
             member = self.path / CACHE / name
+            limit = getattr(limits(), limit_name)
             try:
-                content = self.folder.read(f"{CACHE}/{name}", limit)
+                content = self.folder.read(f"{CACHE}/{name}", limit, limit_name)
             except NotOurs:
                 raise
             except SynapcError as error:

@@ -17,18 +17,14 @@ import numpy as np
 
 from synapc.errors import SynapcError
 from synapc.limits import limits
-from synapc.metafile.substitute import (
-    MAX_SUBSTITUTED_CHARS,
-    ReadProblem,
-    read_regular_file,
-    shown,
-)
+from synapc.metafile.substitute import ReadProblem, read_regular_file, shown
 
 __all__ = ["model_anchors"]
 
 _OP = "TFLite_Detection_PostProcess"
 _ANCHORS_INPUT = 2  # inputs: box encodings, class predictions, anchors
-#: Characters one float32 takes at most in the JSON ("-1.2345678901234567e-38,").
+#: Characters (ASCII: bytes) one float32 takes at most in the JSON
+#: ("-1.2345678901234567e-38,").
 _CHARS_PER_VALUE = 25
 
 
@@ -121,10 +117,12 @@ def _anchors_array(
         raise SynapcError(
             f"{where}: anchors of shape {list(values.shape)}, expected [N, 4]"
         )
-    if values.size * _CHARS_PER_VALUE > MAX_SUBSTITUTED_CHARS:
+    limit = limits().max_substituted_text_bytes
+    if values.size * _CHARS_PER_VALUE > limit:
         raise SynapcError(
             f"{where}: {values.shape[0]:,} anchors are too many for ${{ANCHORS}} (at most "
-            f"{MAX_SUBSTITUTED_CHARS // (4 * _CHARS_PER_VALUE):,})"
+            f"{limit // (4 * _CHARS_PER_VALUE):,}; SYNAPC_MAX_SUBSTITUTED_TEXT_BYTES "
+            "raises it)"
         )
     return values
 

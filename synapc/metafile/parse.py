@@ -70,10 +70,6 @@ _MAP_DELEGATES = ("default", "npu", "gpu", "cpu")
 _NO_PREPROCESS = ("", "none")
 #: Values a metafile may hold with its aliases expanded.
 _MAX_VALUES = 100_000
-#: Values (YAML nodes) a metafile may write out: parsing takes about 70 us each, so
-#: this bounds the time a 1 MiB metafile takes to about 1.5 s.
-# TODO(limits): a `max_metafile_values` field (default 20,000) in synapc.limits.
-_MAX_NODES = 20_000
 #: The random dataset keyword of `quantization.dataset`.
 _RANDOM = "random"
 #: Characters of an int or float scalar (no real number needs more; ints stay far
@@ -81,12 +77,6 @@ _RANDOM = "random"
 _MAX_NUMBER_CHARS = 1000
 _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
-#: Dimensions of a `shape` (no model has more).
-# TODO(limits): a `max_tensor_rank` field (default 64) in synapc.limits.
-_MAX_RANK = 64
-#: Characters of a tensor name given in the metafile.
-# TODO(limits): a `max_name_chars` field (default 1024) in synapc.limits.
-_MAX_NAME_CHARS = 1024
 
 
 def load_metafile(
@@ -148,26 +138,27 @@ class _TooDeep(Exception):
 
 
 class _TooMany(Exception):
-    """Raised by `_Loader` at the node one past `_MAX_NODES`."""
+    """Raised by `_Loader` at the node one past its `max_nodes`."""
 
 
 class _Loader(yaml.SafeLoader):
-    """The safe loader, with the nesting of collections bounded while they are composed
-    (PyYAML's composer recurses once per level)."""
+    """The safe loader, with the nesting of collections and the number of nodes bounded
+    while they are composed (PyYAML's composer recurses once per level)."""
 
-    def __init__(self, text: str, max_depth: int) -> None:
+    def __init__(self, text: str, max_depth: int, max_nodes: int) -> None:
         super().__init__(text)
         self._depth = 0
         self._max_depth = max_depth
         self._nodes = 0
+        self._max_nodes = max_nodes
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         """Compose one node, refusing more than `max_depth` nested levels and more than
-        `_MAX_NODES` nodes (PyYAML takes about 70 us and a kilobyte for each)."""
+        `max_nodes` nodes (PyYAML takes about 70 us and a kilobyte for each)."""
         if self._depth >= self._max_depth:
             raise _TooDeep(self.peek_event().start_mark.line + 1)
         self._nodes += 1
-        if self._nodes > _MAX_NODES:
+        if self._nodes > self._max_nodes:
             raise _TooMany
         self._depth += 1
         try:
@@ -182,10 +173,14 @@ def _load_yaml(text: str, label: str) -> Any:
     `limits().max_json_depth`, alias bombs and over-long numbers give one line with the
     line number; all of it is checked on the composed nodes, before any value is
     built. No message quotes a value of the document."""
-    depth = limits().max_json_depth  # the canonical metafile is stored as JSON
+    current = limits()
+    depth = current.max_json_depth  # the canonical metafile is stored as JSON
+    # Values written out: parsing takes about 70 us each, so the default of 20,000
+    # bounds the time a 1 MiB metafile takes to about 1.5 s.
+    values = current.max_metafile_values
     loader: _Loader | None = None
     try:
-        loader = _Loader(text, depth + 1)  # + 1: the scalars inside
+        loader = _Loader(text, depth + 1, values)  # + 1: the scalars inside
         node = loader.get_single_node()
         if node is None:
             return None
@@ -198,8 +193,8 @@ def _load_yaml(text: str, label: str) -> Any:
             raise MetafileError(_unreadable_value(node, label)) from None
     except _TooMany:
         raise MetafileError(
-            f"{label}: invalid YAML: more than {_MAX_NODES} values written out (a "
-            "metafile needs far fewer)"
+            f"{label}: invalid YAML: more than {values} values written out (a "
+            "metafile needs far fewer; SYNAPC_MAX_METAFILE_VALUES raises it)"
         ) from None
     except _TooDeep as error:
         raise MetafileError(
@@ -461,10 +456,12 @@ class _Parser:
             value = str(value)
         if not isinstance(value, str) or not value:
             raise self.fail(field, f"expected a tensor name, got {_describe(value)}")
-        if len(value) > _MAX_NAME_CHARS:
+        limit = limits().max_name_chars
+        if len(value) > limit:
             raise self.fail(
                 field,
-                f"a tensor name of {len(value):,} characters (at most {_MAX_NAME_CHARS:,})",
+                f"a tensor name of {len(value):,} characters (at most {limit:,}; "
+                "SYNAPC_MAX_NAME_CHARS raises it)",
             )
         if not value.isprintable():
             raise self.fail(
@@ -474,9 +471,9 @@ class _Parser:
         return value
 
     def shape(self, value: Any, field: str) -> tuple[int, ...] | None:
-        """A list of at most `_MAX_RANK` positive integers whose product is within
-        `limits().max_tensor_elements` (each dimension too: `field[i]` names one that
-        is not)."""
+        """A list of at most `limits().max_tensor_rank` positive integers whose product
+        is within `limits().max_tensor_elements` (each dimension too: `field[i]` names
+        one that is not)."""
         if value is None:
             return None
         if not isinstance(value, list) or not all(
@@ -485,8 +482,13 @@ class _Parser:
             raise self.fail(
                 field, f"expected a list of positive integers, got {_describe(value)}"
             )
-        if len(value) > _MAX_RANK:
-            raise self.fail(field, f"{len(value):,} dimensions (at most {_MAX_RANK})")
+        rank = limits().max_tensor_rank
+        if len(value) > rank:
+            raise self.fail(
+                field,
+                f"{len(value):,} dimensions (at most {rank}; "
+                "SYNAPC_MAX_TENSOR_RANK raises it)",
+            )
         limit = limits().max_tensor_elements
         elements = 1
         for i, dim in enumerate(value):

@@ -36,15 +36,11 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _FORMAT_TOKEN = re.compile(r"\$\{([^}]*)\}")
 #: Characters of a substitution's own text quoted in a message.
 _SHOWN_CHARS = 60
-#: Characters that `${FILE:..}` and `${ANCHORS}` may add to one metafile's format
-#: strings altogether (each file is read once however often it is named, but a format
-#: string naming it a thousand times would otherwise multiply it).
-# TODO(limits): a `max_substituted_text_bytes` field (default 16 MiB) in synapc.limits.
-MAX_SUBSTITUTED_CHARS = 16 << 20
 _READ_CHUNK = 1 << 20
-#: YAML tokens scanned to tell comments from content: a metafile with more is refused
-#: by the loader's limit of 20,000 nodes anyway (a node takes at most about 5 tokens).
-_MAX_TOKENS = 120_000
+#: YAML tokens scanned per value the loader accepts (`max_metafile_values`), to tell
+#: comments from content: a metafile with more is refused by the loader anyway (a node
+#: takes at most about 5 tokens).
+_TOKENS_PER_VALUE = 6
 
 _FILE_KINDS = {
     stat.S_IFDIR: "a directory",
@@ -222,11 +218,12 @@ def _in_tokens(text: str, spans: list[tuple[int, int]]) -> list[bool]:
     tokens than a metafile the loader accepts can hold, counts as all tokens, so the
     caller reports the variable rather than guessing."""
     end_of_spans = spans[-1][1]
+    most = _TOKENS_PER_VALUE * limits().max_metafile_values
     tokens: list[tuple[int, int]] = []
     try:
         for count, token in enumerate(yaml.scan(text, Loader=yaml.SafeLoader)):
             start, end = token.start_mark.index, token.end_mark.index
-            if count > _MAX_TOKENS:
+            if count > most:
                 return [True] * len(spans)
             if start >= end_of_spans:  # the rest cannot overlap
                 break
@@ -260,7 +257,10 @@ class FormatSubstituter:
     inside it (None: the metafile was given as text, and FILE is refused). `anchors` is
     called at most once, on the first `${ANCHORS}`; without it the anchors are "[]".
     `file_fields` collects the fields whose value holds a file's content, so that their
-    messages do not quote it.
+    messages do not quote it. All substitutions of one metafile together add at most
+    `limits().max_substituted_text_bytes` bytes (UTF-8): each file is read once however
+    often it is named, but a format string naming it a thousand times would otherwise
+    multiply it.
     """
 
     def __init__(
@@ -271,7 +271,8 @@ class FormatSubstituter:
         self._anchors = anchors
         self._anchors_text: str | None = None
         self._files: dict[str, str] = {}
-        self._budget = MAX_SUBSTITUTED_CHARS
+        self._limit = limits().max_substituted_text_bytes
+        self._budget = self._limit
         self.file_fields: set[str] = set()
 
     def __call__(self, value: str, field: str) -> str:
@@ -282,13 +283,14 @@ class FormatSubstituter:
             pieces.append(value[last : match.start()])
             last = match.end()
             text = self._replace(match, field)
-            if len(text) > self._budget:
+            size = len(text.encode("utf-8", "surrogatepass"))
+            if size > self._budget:
                 raise MetafileError(
                     f"{self.label}: {field}: the substitutions of this metafile add more "
-                    f"than {MAX_SUBSTITUTED_CHARS:,} characters (at "
-                    f"{shown(match.group(0))})"
+                    f"than {self._limit:,} bytes (at {shown(match.group(0))}; "
+                    "SYNAPC_MAX_SUBSTITUTED_TEXT_BYTES raises it)"
                 )
-            self._budget -= len(text)
+            self._budget -= size
             pieces.append(text)
         pieces.append(value[last:])
         return "".join(pieces)

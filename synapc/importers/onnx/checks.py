@@ -25,8 +25,9 @@ from synapc.limits import check_count, check_tensor, limits
 if TYPE_CHECKING:
     from synapc.importers.onnx.reader import Node
 
-#: numpy's largest rank: a tensor of a higher rank cannot be materialized.
-MAX_RANK = 64
+#: numpy's largest rank (numpy 2): a tensor of a higher rank cannot be materialized,
+#: whatever `max_tensor_rank` allows.
+_NUMPY_MAX_RANK = 64
 #: Longest name (in characters) a message quotes; longer names are shortened.
 MAX_SHOWN = 80
 
@@ -80,13 +81,22 @@ def numpy_dtype_of(data_type: int, what: str) -> np.dtype:
     return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(data_type))
 
 
+def check_rank(rank: int, what: str) -> None:
+    """Refuse a tensor (`what` names the file and the tensor) of more than
+    `max_tensor_rank` dimensions, or of more than numpy can hold."""
+    check_count(rank, "max_tensor_rank", f"{what} (rank)")
+    if rank > _NUMPY_MAX_RANK:
+        raise SynapcError(
+            f"{what}: rank {rank} is more than numpy holds ({_NUMPY_MAX_RANK})"
+        )
+
+
 def declared_shape(tensor: TensorProto, what: str) -> tuple[tuple[int, ...], np.dtype]:
     """The shape and dtype `tensor` declares, checked against the limits (elements,
     bytes, rank) before anything is allocated."""
     dtype = numpy_dtype_of(tensor.data_type, what)
+    check_rank(len(tensor.dims), what)
     shape = tuple(int(d) for d in tensor.dims)
-    if len(shape) > MAX_RANK:
-        raise SynapcError(f"{what}: rank {len(shape)} exceeds {MAX_RANK}")
     check_tensor(shape, dtype.itemsize, what)
     return shape, dtype
 
@@ -137,9 +147,11 @@ def check_strings(proto: onnx.ModelProto, path: Path) -> None:
 def _check_graph_strings(
     graph: onnx.GraphProto, path: Path, where: str, depth: int
 ) -> None:
-    if depth > MAX_GRAPH_NESTING:
+    limit = limit_of("max_graph_nesting")
+    if depth > limit:
         raise SynapcError(
-            f"{path}: subgraphs are nested deeper than {MAX_GRAPH_NESTING} levels"
+            f"{path}: subgraphs are nested more than {limit} levels deep "
+            "(SYNAPC_MAX_GRAPH_NESTING raises it)"
         )
     for kind, infos in (
         ("input", graph.input),
@@ -172,10 +184,6 @@ def _check_graph_strings(
                 _check_graph_strings(attribute.g, path, inner, depth + 1)
             for g in attribute.graphs:
                 _check_graph_strings(g, path, inner, depth + 1)
-
-
-#: How deeply If / Loop / Scan bodies may nest (protobuf's own parser stops near 30).
-MAX_GRAPH_NESTING = 16
 
 
 # -- the file ------------------------------------------------------------------------

@@ -8,8 +8,8 @@ or a `Loop` that never ends, so nothing runs before its cost is known:
 - `estimate` computes the element count of a node's results from its input shapes,
   input values and attributes (`Range`: ceil((limit - start) / delta);
   `ConstantOfShape`, `Expand`, `Tile`, `Resize`, `Pad`, `Concat`, `Gather`, ...: the
-  target shape) and the work it does; only when both are within `max_fold_elements`
-  (and the work budget) does ONNX's reference implementation run the node;
+  target shape) and the work it does; only when they are within `max_fold_elements`
+  and `max_fold_work_elements` does ONNX's reference implementation run the node;
 - `If`, `Loop` and `Scan` are run here, branch by branch and iteration by iteration, each
   inner node checked in the same way, for at most `max_loop_iterations` iterations in
   all (nested loops count every inner iteration), never by the reference
@@ -35,18 +35,11 @@ from onnx import helper
 
 from synapc.errors import SynapcError
 from synapc.importers.onnx.checks import (
-    MAX_GRAPH_NESTING,
-    MAX_RANK,
     declared_shape,
     limit_of,
     shown,
     tensor_to_array,
 )
-
-#: TODO(limits): a `max_fold_work_elements` field. The elements one fold may compute
-#: in all (results of every loop iteration, a matrix product's multiply-adds), as a
-#: multiple of `max_fold_elements`: 64 x 4 M elements take about a second in numpy.
-FOLD_WORK_FACTOR = 64
 
 
 class CannotFold(Exception):
@@ -115,13 +108,17 @@ def _invalid(message: str) -> CannotFold:
 
 def _ints(a: np.ndarray | None, what: str, *, shape_like: bool = False) -> list[int]:
     """The values of integer input `a` as Python ints (`shape_like`: a shape vector,
-    so at most `MAX_RANK` values)."""
+    so at most `max_tensor_rank` values)."""
     if a is None:
         raise _invalid(f"{what} is missing")
     if a.dtype.kind not in "iu":
         raise _invalid(f"{what} must be integers, got {a.dtype}")
-    if shape_like and (a.ndim > 1 or a.size > MAX_RANK):
-        raise _invalid(f"{what} must be a shape (at most {MAX_RANK} values)")
+    rank = limit_of("max_tensor_rank")
+    if shape_like and (a.ndim > 1 or a.size > rank):
+        raise _invalid(
+            f"{what} must be a shape (at most {rank} values; "
+            "SYNAPC_MAX_TENSOR_RANK raises it)"
+        )
     return [int(v) for v in a.reshape(-1).tolist()]
 
 
@@ -233,7 +230,7 @@ def _top_k(inputs, attrs, opset, outputs: int) -> Estimate:
 
 
 def _shape_only(inputs, attrs, opset) -> Estimate:
-    return MAX_RANK, 1
+    return limit_of("max_tensor_rank"), 1
 
 
 def _nonzero(inputs, attrs, opset) -> Estimate:
@@ -602,14 +599,16 @@ class Folder:
             )
 
     def _spend(self, work: int, prefix: str) -> None:
+        """Add `work` elements to this fold's work, within `max_fold_work_elements`
+        (read now, so `use_limits` and the environment apply)."""
         self._work += work
-        budget = FOLD_WORK_FACTOR * limit_of("max_fold_elements")
+        budget = limit_of("max_fold_work_elements")
         if self._work > budget:
             raise CannotFold(
                 CannotFold.TOO_LARGE,
-                f"{prefix}folding it would compute more than {budget:,} elements, "
-                f"{FOLD_WORK_FACTOR} x the limit max_fold_elements "
-                "(SYNAPC_MAX_FOLD_ELEMENTS raises it)",
+                f"{prefix}folding it would compute more than {budget:,} elements in "
+                "all, the limit of one fold's work (SYNAPC_MAX_FOLD_WORK_ELEMENTS "
+                "raises it)",
             )
 
     def _constant(self, attrs: Mapping[str, Any], prefix: str) -> np.ndarray:
@@ -695,8 +694,12 @@ class Folder:
         self, graph: onnx.GraphProto, depth: int, where: str
     ) -> tuple[dict[str, np.ndarray], list[onnx.NodeProto]]:
         """The initializers (checked) and nodes of subgraph `graph`."""
-        if depth > MAX_GRAPH_NESTING:
-            raise _invalid(f"{where}: subgraphs nest deeper than {MAX_GRAPH_NESTING}")
+        limit = limit_of("max_graph_nesting")
+        if depth > limit:
+            raise _invalid(
+                f"{where}: subgraphs are nested more than {limit} levels deep "
+                "(SYNAPC_MAX_GRAPH_NESTING raises it)"
+            )
         constants = {}
         for init in graph.initializer:
             array = tensor_to_array(

@@ -722,11 +722,7 @@ class Importer:
                 f"{self.path}: input '{name}' has element type {kind}, which synapc "
                 "does not support"
             ) from None
-        if len(ttype.shape.dim) > checks.MAX_RANK:
-            raise SynapcError(
-                f"{self.path}: input '{name}' has rank {len(ttype.shape.dim)}, more "
-                f"than {checks.MAX_RANK}"
-            )
+        checks.check_rank(len(ttype.shape.dim), f"{self.path}: input '{name}'")
         declared = [
             d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
             for d in ttype.shape.dim

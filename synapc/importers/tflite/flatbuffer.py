@@ -29,19 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from synapc.errors import SynapcError
+from synapc.limits import check_count
 
 _I8, _U8 = struct.Struct("<b"), struct.Struct("<B")
 _U16, _I32, _U32 = struct.Struct("<H"), struct.Struct("<i"), struct.Struct("<I")
 _U64 = struct.Struct("<Q")
-
-# TODO(limits): `max_graph_items` (default 1 << 20): tensors, operators, buffers or
-# operator codes of one model. A 4 GiB file can hold 100 million 40-byte operator
-# tables, and each becomes several IR objects; no real model comes near a million.
-MAX_GRAPH_ITEMS = 1 << 20
-# TODO(limits): `max_tensor_rank` (default 32): dimensions of one tensor. A shape with a
-# zero in it passes every element limit however long it is, and every shape rule and
-# type walks it; LiteRT's kernels stop at rank 6 or 8.
-MAX_TENSOR_RANK = 32
 
 
 #: Longest tensor or operator name quoted in a message.
@@ -148,12 +140,10 @@ class Reader:
         """The error for a structure of the file that cannot be right."""
         return SynapcError(f"{self.path}: corrupt TFLite model: {what}: {problem}")
 
-    def over_limit(self, what: str, count: int, limit: int) -> SynapcError:
-        """The error for a vector longer than synapc reads (see MAX_GRAPH_ITEMS and
-        MAX_TENSOR_RANK)."""
-        return SynapcError(
-            f"{self.path}: {what}: {count:,} entries exceed the limit of {limit:,}"
-        )
+    def check_entries(self, what: str, count: int, limit_name: str) -> None:
+        """Refuse a vector longer than synapc reads: more entries than the limit
+        `limit_name` (`max_graph_items` or `max_tensor_rank`, read now)."""
+        check_count(count, limit_name, f"{self.path}: {what} (entries)")
 
     def get(self, fmt: struct.Struct, pos: int, what: str) -> int:
         """The scalar of format `fmt` at byte `pos`, which must lie inside the file."""
@@ -271,14 +261,14 @@ class Table:
         start, count = found
         return np.frombuffer(self.reader.data, dt, count, start)
 
-    def ints(self, slot: int, name: str, limit: int) -> tuple[int, ...]:
-        """An int32 vector of field `slot` as Python ints (at most `limit` of them)."""
+    def ints(self, slot: int, name: str, limit_name: str) -> tuple[int, ...]:
+        """An int32 vector of field `slot` as Python ints (at most as many as the limit
+        `limit_name` allows)."""
         found = self.vector(slot, name, 4)
         if found is None:
             return ()
         start, count = found
-        if count > limit:
-            raise self.reader.over_limit(f"{self.what}, field {name}", count, limit)
+        self.reader.check_entries(f"{self.what}, field {name}", count, limit_name)
         return tuple(np.frombuffer(self.reader.data, "<i4", count, start).tolist())
 
     def string(self, slot: int, name: str) -> str | None:
@@ -295,10 +285,7 @@ class Table:
         if found is None:
             return []
         start, count = found
-        if count > MAX_GRAPH_ITEMS:
-            raise self.reader.over_limit(
-                f"{self.what}, field {name}", count, MAX_GRAPH_ITEMS
-            )
+        self.reader.check_entries(f"{self.what}, field {name}", count, "max_graph_items")
         offsets = np.frombuffer(self.reader.data, "<u4", count, start).astype(np.int64)
         return (offsets + start + 4 * np.arange(count, dtype=np.int64)).tolist()
 
@@ -381,8 +368,8 @@ def _subgraph(reader: Reader, table: Table) -> Subgraph:
     return Subgraph(
         name=table.string(_SG_NAME, "name") or "",
         tensors=tensors,
-        inputs=table.ints(_SG_INPUTS, "inputs", MAX_GRAPH_ITEMS),
-        outputs=table.ints(_SG_OUTPUTS, "outputs", MAX_GRAPH_ITEMS),
+        inputs=table.ints(_SG_INPUTS, "inputs", "max_graph_items"),
+        outputs=table.ints(_SG_OUTPUTS, "outputs", "max_graph_items"),
         operators=operators,
     )
 
@@ -404,7 +391,7 @@ def _tensor(reader: Reader, index: int, table: Table) -> Tensor:
     return Tensor(
         index=index,
         name=name,
-        shape=table.ints(_T_SHAPE, "shape", MAX_TENSOR_RANK),
+        shape=table.ints(_T_SHAPE, "shape", "max_tensor_rank"),
         type=table.scalar(_T_TYPE, _I8, 0, "type"),
         buffer=table.scalar(_T_BUFFER, _U32, 0, "buffer"),
         quantization=quantization,
@@ -436,8 +423,8 @@ def _operator(reader: Reader, index: int, table: Table) -> Operator:
     return Operator(
         index=index,
         opcode_index=table.scalar(_OP_OPCODE, _U32, 0, "opcode_index"),
-        inputs=table.ints(_OP_INPUTS, "inputs", MAX_GRAPH_ITEMS),
-        outputs=table.ints(_OP_OUTPUTS, "outputs", MAX_GRAPH_ITEMS),
+        inputs=table.ints(_OP_INPUTS, "inputs", "max_graph_items"),
+        outputs=table.ints(_OP_OUTPUTS, "outputs", "max_graph_items"),
         options_type=options_type,
         options_pos=None if options is None else options.pos,
         custom_options=custom,

@@ -41,7 +41,6 @@ from synapc.dtypes import element_type_for, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.importers.cut import ancestors, check_requested, unknown_output
 from synapc.importers.tflite.flatbuffer import (
-    MAX_TENSOR_RANK,
     ModelFile,
     Operator,
     Tensor,
@@ -440,10 +439,11 @@ class Importer:
             raise op.fail(f"{what} (input {i}) must be integers, got {array.dtype}")
         # axes, permutations, paddings, begin / end / strides: a few per dimension, so a
         # large constant here is a mistake, not a list to turn into Python ints
-        if array.size > 2 * MAX_TENSOR_RANK:
+        most = 2 * limits().max_tensor_rank
+        if array.size > most:
             raise op.fail(
-                f"{what} (input {i}) has {array.size:,} values; at most "
-                f"{2 * MAX_TENSOR_RANK} are expected"
+                f"{what} (input {i}) has {array.size:,} values; at most {most} are "
+                "expected, two per dimension (SYNAPC_MAX_TENSOR_RANK raises it)"
             )
         return [int(v) for v in array.reshape(-1).tolist()]
 
