@@ -47,3 +47,19 @@ def test_every_claimed_operator_has_cases() -> None:
     operators = {c.operator for c in NODE_CASES}
     for op in ("Conv", "Gemm", "MatMul", "Resize", "Softmax", "LayerNormalization"):
         assert op in operators
+
+
+def test_onnxruntime_reference_column() -> None:
+    """The benchmark's reference column runs the same cases through onnxruntime, with
+    run-time inputs (synapc cannot read string tensors; onnxruntime can), and counts its
+    passes per operator beside synapc's."""
+    names = {"test_relu", "test_equal_string"}
+    cases = [c for c in conformance.node_cases() if c.name in names]
+    ours = {c.name: conformance.run_node_case(c) for c in cases}
+    theirs = {c.name: conformance.run_node_case_onnxruntime(c) for c in cases}
+    assert theirs["test_relu"].status == ours["test_relu"].status == "pass"
+    assert theirs["test_equal_string"].status == "pass"
+    assert ours["test_equal_string"].status != "pass"
+    table = conformance.format_operator_table(list(ours.values()), list(theirs.values()))
+    assert "| Relu | 1 | 0 | 1 | 1 |" in table
+    assert "| Equal | 0 |" in table and "| 1 | 1 |" in table

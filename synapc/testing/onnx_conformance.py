@@ -600,6 +600,12 @@ def claimed_node_cases(operators: Iterable[str] | None = None) -> list[NodeCase]
     return [case for case in node_cases() if case.operator in wanted]
 
 
+def _claimed_operators() -> set[str]:
+    from synapc.importers.onnx import CONVERTERS
+
+    return set(CONVERTERS)
+
+
 def data_dir() -> Path:
     """The directory of the model sets inside the installed onnx wheel."""
     return Path(onnx.__file__).parent / "backend" / "test" / "data"
@@ -794,6 +800,33 @@ def run_node_case(case: NodeCase) -> CaseResult:
     return _result(case.name, case.operator, reason, EXCLUDED)
 
 
+def run_node_case_onnxruntime(case: NodeCase) -> CaseResult:
+    """Run node case `case` through onnxruntime (CPU, one thread, every input at run
+    time as ONNX allows) and compare as `run_node_case` does: the reference column of
+    the conformance table. Needs the `[test]` extra's onnxruntime."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.log_severity_level = 4
+    rtol, atol = max(case.rtol, RTOL), max(case.atol, ATOL)
+    reason = None
+    try:
+        session = ort.InferenceSession(
+            case.model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+        inits = {i.name for i in case.model.graph.initializer}
+        names = [i.name for i in case.model.graph.input if i.name not in inits]
+        for inputs, outputs in case.data_sets:
+            feed = dict(zip(names, (_as_array(v) for v in inputs), strict=False))
+            reason = compare(session.run(None, feed), outputs, rtol, atol)
+            if reason is not None:
+                break
+    except Exception as error:  # onnxruntime refuses the model or an input
+        reason = _one_line(error)
+    return _result(case.name, case.operator, reason, {})
+
+
 def run_model_case(case: ModelCase) -> CaseResult:
     """Run model-set case `case` on every data set (see `run_node_case`)."""
     try:
@@ -832,14 +865,29 @@ def operator_table(results: Iterable[CaseResult]) -> list[tuple[str, int, int, i
     ]
 
 
-def format_operator_table(results: Sequence[CaseResult]) -> str:
-    """A Markdown table of `operator_table` with the overall passed / total."""
+def format_operator_table(
+    results: Sequence[CaseResult], reference: Sequence[CaseResult] | None = None
+) -> str:
+    """A Markdown table of `operator_table` with the overall passed / total; with
+    `reference` (onnxruntime's results on the same cases), its passes beside synapc's."""
     rows = operator_table(results)
-    lines = ["| Operator | Passed | Excluded | Total |", "|---|---:|---:|---:|"]
-    lines += [f"| {op} | {p} | {e} | {t} |" for op, p, e, t in rows]
     passed = sum(r.status == "pass" for r in results)
     excluded = sum(r.status == "excluded" for r in results)
-    lines.append(f"| **all** | **{passed}** | **{excluded}** | **{len(results)}** |")
+    if reference is None:
+        lines = ["| Operator | Passed | Excluded | Total |", "|---|---:|---:|---:|"]
+        lines += [f"| {op} | {p} | {e} | {t} |" for op, p, e, t in rows]
+        lines.append(f"| **all** | **{passed}** | **{excluded}** | **{len(results)}** |")
+        return "\n".join(lines)
+    theirs = Counter(r.operator for r in reference if r.status == "pass")
+    lines = [
+        "| Operator | synapc passed | Excluded | onnxruntime passed | Total |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    lines += [f"| {op} | {p} | {e} | {theirs[op]} | {t} |" for op, p, e, t in rows]
+    total = sum(theirs.values())
+    lines.append(
+        f"| **all** | **{passed}** | **{excluded}** | **{total}** | **{len(results)}** |"
+    )
     return "\n".join(lines)
 
 
@@ -864,6 +912,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--sets", nargs="*", default=list(MODEL_SETS), help="model sets to run"
     )
+    parser.add_argument(
+        "--no-onnxruntime",
+        action="store_true",
+        help="do not run the same node cases through onnxruntime for comparison",
+    )
     args = parser.parse_args(argv)
     if args.op:
         cases = claimed_node_cases(args.op)
@@ -872,10 +925,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         cases = claimed_node_cases()
     results = [run_node_case(c) for c in cases]
+    reference = (
+        None if args.no_onnxruntime else [run_node_case_onnxruntime(c) for c in cases]
+    )
     print("ONNX node conformance (synapc GENERIC)\n")
-    print(format_operator_table(results))
+    print(format_operator_table(results, reference))
     passed = sum(r.status == "pass" for r in results)
     print(f"\noverall: {passed}/{len(results)} node cases passed")
+    if reference is not None:
+        import onnxruntime
+
+        theirs = sum(r.status == "pass" for r in reference)
+        print(
+            f"onnxruntime {onnxruntime.__version__} on the same cases: "
+            f"{theirs}/{len(reference)} passed"
+        )
+        unclaimed = sorted({c.operator for c in cases} - _claimed_operators())
+        if unclaimed:
+            print(
+                f"\noperators synapc does not claim ({len(unclaimed)}): "
+                + ", ".join(unclaimed)
+            )
     if any(r.status != "pass" for r in results):
         print("\nnot passing:\n" + format_failures(results))
     all_results = list(results)
