@@ -37,3 +37,25 @@ def test_fuzzer_finds_nothing(name: str, tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{count or DEFAULT_CASES} cases" in done.stdout
+
+
+def _sleep_forever(path: Path) -> None:
+    """A check that hangs: it waits on a read that never comes."""
+    import time
+
+    while True:
+        time.sleep(1)
+
+
+def test_harness_reports_a_hang_with_the_frames_it_hung_in(tmp_path: Path) -> None:
+    """A case over the time limit is a hang, and its finding names where the child was
+    (its stack, dumped on SIGUSR1 before the kill), so a load-induced time-out can be
+    told from a real deadlock."""
+    from benchmarks.fuzz.harness import Case, run_campaign
+
+    report = run_campaign(
+        "demo", [Case("slow", b"", ".bin")], _sleep_forever, timeout_s=1.0
+    )
+    assert report.counts["hang"] == 1
+    (finding,) = report.findings
+    assert "_sleep_forever" in finding.message and "test_fuzz.py" in finding.message

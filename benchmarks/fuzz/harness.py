@@ -19,6 +19,7 @@ written as a reproducer: the input, any files beside it and the message.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import re
@@ -118,8 +119,16 @@ def _write_case(case: Case, folder: Path) -> Path:
     return path
 
 
+def _stack_file(path: Path) -> Path:
+    """Where the child of case file `path` writes its Python stacks when asked
+    (SIGUSR1, before a hang is killed): beside the case's folder, not in it."""
+    return path.parent.with_name(path.parent.name + ".stacks")
+
+
 def _child(check: Callable[[Path], None], path: Path, out: int) -> None:
     """Run one case in the forked child and report (kind, message) through `out`."""
+    stacks = open(_stack_file(path), "w", encoding="utf-8")  # noqa: SIM115 (lives until _exit)
+    faulthandler.register(signal.SIGUSR1, file=stacks, all_threads=True)
     try:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         os.chdir(path.parent)
@@ -188,12 +197,26 @@ def _drain(run: _Running) -> None:
         run.payload += chunk
 
 
+def _hang_stack(path: Path) -> str:
+    """The innermost frames of the hung child's main thread, from its stack dump."""
+    try:
+        text = _stack_file(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    threads = text.split("\n\n")
+    main = next((t for t in threads if "Current thread" in t), threads[0])
+    frames = [line.strip() for line in main.splitlines() if line.strip().startswith("File")]
+    return " <- ".join(frames[:4])
+
+
 def _finish(run: _Running, status: int, killed_for: str | None) -> tuple[str, str]:
     _drain(run)
     os.close(run.pipe)
+    stack = _hang_stack(run.path) if killed_for == "hang" else ""
+    _stack_file(run.path).unlink(missing_ok=True)
     run.folder.cleanup()
     if killed_for is not None:
-        return killed_for, f"killed: {killed_for}"
+        return killed_for, f"killed: {killed_for}" + (f" in {stack}" if stack else "")
     if os.WIFSIGNALED(status):
         return "crash", f"died by {signal.Signals(os.WTERMSIG(status)).name}"
     try:
@@ -245,6 +268,9 @@ def run_campaign(
                 killed_for = "over-memory"
             elif time.monotonic() - run.started > timeout_s:
                 killed_for = "hang"
+            if killed_for == "hang":  # ask for its stacks first (see _hang_stack)
+                os.kill(run.pid, signal.SIGUSR1)
+                time.sleep(0.5)
             if killed_for is not None:
                 os.kill(run.pid, signal.SIGKILL)
                 _, status = os.waitpid(run.pid, 0)
