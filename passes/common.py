@@ -41,7 +41,9 @@ def new_constant(
 ) -> ConstantOp:
     """A `synap.constant` for `array`, stored under a fresh handle derived from `hint`
     (`result_type` is needed for quantized tensors)."""
-    return weights.constant(np.ascontiguousarray(array), hint, result_type)
+    # ascontiguousarray makes a rank-0 array rank 1: keep the shape
+    contiguous = np.ascontiguousarray(array).reshape(np.shape(array))
+    return weights.constant(contiguous, hint, result_type)
 
 
 def has_one_use(value: SSAValue) -> bool:

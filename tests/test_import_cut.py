@@ -40,8 +40,9 @@ def run(model: synapc.Model, feeds: list[np.ndarray]) -> list[np.ndarray]:
 def onnx_detector(tmp_path: Path, outputs: list[str] | None = None) -> Path:
     """A float NCHW 'detector': two inputs x [1, 3, 8, 8] and aux [1, 4]; a backbone
     (Conv, Relu -> 'feat', GlobalAveragePool -> 'pooled', Flatten -> 'flat', Add aux ->
-    'logits') and a post-processing synapc does not support (Mul by POST_SCALE, TopK).
-    `outputs` replaces the graph outputs (the TopK results) for ONNX Runtime; the
+    'logits') and a post-processing synapc does not support (Mul by POST_SCALE, then
+    NonZero, whose output shape depends on the data). `outputs` replaces the graph
+    output (NonZero's indices) for ONNX Runtime; the
     weights are the same on every call."""
     rng = np.random.default_rng(11)
     w = rng.normal(size=[4, 3, 3, 3]).astype(np.float32)
@@ -53,9 +54,9 @@ def onnx_detector(tmp_path: Path, outputs: list[str] | None = None) -> Path:
         helper.make_node("Flatten", ["pooled"], ["flat"], name="flatten"),
         helper.make_node("Add", ["flat", "aux"], ["logits"], name="add"),
         helper.make_node("Mul", ["logits", "post_scale"], ["scaled"], name="post_mul"),
-        helper.make_node("TopK", ["scaled", "k"], ["values", "indices"], name="topk"),
+        helper.make_node("NonZero", ["scaled"], ["indices"], name="nonzero"),
     ]
-    names = outputs or ["values", "indices"]
+    names = outputs or ["indices"]
     graph = helper.make_graph(
         nodes,
         "detector",
@@ -73,7 +74,6 @@ def onnx_detector(tmp_path: Path, outputs: list[str] | None = None) -> Path:
             numpy_helper.from_array(w, "w"),
             numpy_helper.from_array(b, "b"),
             numpy_helper.from_array(POST_SCALE, "post_scale"),
-            numpy_helper.from_array(np.array([2], np.int64), "k"),
         ],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
@@ -98,7 +98,9 @@ def ort_run(path: Path, feeds: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def test_onnx_whole_model_fails_on_the_post_processing(tmp_path: Path) -> None:
-    with pytest.raises(synapc.SynapcError, match=r"node 'topk' \(TopK.*not supported"):
+    with pytest.raises(
+        synapc.SynapcError, match=r"node 'nonzero' \(NonZero.*must be a constant"
+    ):
         synapc.import_model(onnx_detector(tmp_path))
 
 
@@ -108,7 +110,7 @@ def test_onnx_cut_matches_onnxruntime(tmp_path: Path) -> None:
     assert [o.name for o in model.outputs] == ["logits"]
     assert model.outputs[0].shape == (1, 4)
     assert [i.name for i in model.inputs] == ["x", "aux"]
-    assert "TopK" not in str(model) and "post_mul" not in str(model)
+    assert "nonzero" not in str(model) and "post_mul" not in str(model)
     assert not any(np.array_equal(a, POST_SCALE) for a in weight_arrays(model))
     feeds = onnx_feeds()
     (expected,) = ort_run(onnx_detector(tmp_path, ["logits"]), feeds)

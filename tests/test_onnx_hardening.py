@@ -348,7 +348,7 @@ def test_range_with_a_tiny_step_is_refused(tmp_path: Path) -> None:
     path = save(tmp_path, [node], inits, NO_INPUTS)
     cli_refuses(path, "node 'range' (Range, opset 17)", "SYNAPC_MAX_FOLD_ELEMENTS")
     inits = [const("a", 0, np.int64), const("b", 2**62, np.int64), const("c", 3, np.int64)]
-    refused(save(tmp_path, [node], inits, NO_INPUTS), f"{-(-(2**62) // 3):,} elements")
+    refused(save(tmp_path, [node], inits, NO_INPUTS), f"{-(-(2**62) // 3):,} values")
     inits = [const("a", 0, np.int64), const("b", 10, np.int64), const("c", 0, np.int64)]
     refused(save(tmp_path, [node], inits, NO_INPUTS), "delta is 0")
 
@@ -376,7 +376,7 @@ def test_expand_of_a_constant_to_a_huge_shape(tmp_path: Path) -> None:
             "OneHot",
             {"i": np.arange(8), "d": np.array(1 << 40), "v": np.array([0.0, 1.0])},
             {},
-            "8,796,093,022,208 elements",
+            "8,796,093,022,208",
         ),
         (
             "Pad",
@@ -393,9 +393,9 @@ def test_expand_of_a_constant_to_a_huge_shape(tmp_path: Path) -> None:
         ("MatMul", {"a": np.ones((1 << 12, 1)), "b": np.ones((1, 1 << 12))}, {}, "MatMul"),
         (
             "GatherND",
-            {"t": np.ones((1 << 10, 1 << 10)), "i": np.zeros((1 << 10, 1 << 10, 1))},
+            {"t": np.ones((1 << 10, 1 << 10)), "i": np.zeros((1 << 10, 1 << 10, 1), int)},
             {},
-            "1,073,741,824 elements",
+            "1,073,741,824",
         ),
     ],
     ids=["tile", "onehot", "pad", "gather", "outer-product", "gathernd"],
@@ -663,8 +663,8 @@ def test_qoperator_attributes_keep_their_types(tmp_path: Path) -> None:
 def test_names_with_line_breaks_or_not_utf8(tmp_path: Path) -> None:
     """Fuzzer findings: a node name with a line break made a two-line message; a name
     that is not UTF-8 came back from protobuf as bytes and broke the importer."""
-    node = helper.make_node("Sin", ["x"], ["y"], name="line\nbreak")
-    refused(save(tmp_path, [node]), "node 'line\\nbreak' (Sin")
+    node = helper.make_node("Det", ["x"], ["y"], name="line\nbreak")
+    refused(save(tmp_path, [node]), "node 'line\\nbreak' (Det")
     node = helper.make_node("Relu", ["x"], ["yyyy"])
     path = save(tmp_path, [node], outputs=("yyyy",))
     path.write_bytes(path.read_bytes().replace(b"yyyy", b"y\xff\xfey"))

@@ -75,7 +75,8 @@ KERNELS: dict[type[Operation], Kernel] = {}
 ONNX_INTEGER_KERNELS: set[type[Operation]] = set()
 _KERNEL_MODULES = ("activation", "conv", "conversion", "data_movement", "elementwise",
                    "normalization", "pool", "reduce", "resize",
-                   "detection", "fused")  # fmt: skip
+                   "detection", "fused", "logical", "indexing",
+                   "recurrent")  # fmt: skip
 
 
 def kernel(

@@ -15,8 +15,11 @@ from synapc.dialects.synap import (
     detection,
     elementwise,
     fused,
+    indexing,
+    logical,
     normalization,
     pool,
+    recurrent,
     reduce,
     resize,
 )
@@ -37,8 +40,11 @@ OPS: list[type[SynapOp]] = [
     *detection.OPS,
     *fused.OPS,
     *normalization.OPS,
+    *logical.OPS,
+    *indexing.OPS,
+    *recurrent.OPS,
 ]
 
-Synap = Dialect("synap", OPS, ATTRIBUTES)
+Synap = Dialect("synap", OPS, [*ATTRIBUTES, *indexing.ATTRIBUTES, *recurrent.ATTRIBUTES])
 
 __all__ = ["OPS", "ConstantOp", "Synap", "SynapOp"]

@@ -181,6 +181,154 @@ class SquareOp(_Unary):
 
 
 @irdl_op_definition
+class ThresholdedReluOp(_Unary):
+    """``x if x > alpha else 0`` (ONNX ThresholdedRelu; ReLU when alpha is 0)."""
+
+    name = "synap.thresholded_relu"
+
+    alpha = float_prop(1.0)
+
+
+@irdl_op_definition
+class ShrinkOp(_Unary):
+    """``x + bias if x < -lambd``, ``x - bias if x > lambd``, else 0 (ONNX Shrink: soft
+    shrinkage when bias equals lambd, hard shrinkage when bias is 0). On integer tensors
+    the thresholds and the shifted value are those of the real numbers, the result
+    truncated toward zero."""
+
+    name = "synap.shrink"
+
+    lambd = float_prop(0.5)
+    bias = float_prop(0.0)
+
+
+@irdl_op_definition
+class SoftplusOp(_Unary):
+    """``log(1 + exp(x))``, a smooth ReLU."""
+
+    name = "synap.softplus"
+
+
+@irdl_op_definition
+class SoftsignOp(_Unary):
+    """``x / (1 + |x|)``."""
+
+    name = "synap.softsign"
+
+
+@irdl_op_definition
+class MishOp(_Unary):
+    """``x * tanh(softplus(x))`` (YOLOv4's activation)."""
+
+    name = "synap.mish"
+
+
+@irdl_op_definition
+class SignOp(_Unary):
+    """-1, 0 or 1 by the sign of ``x``, in the input's type (integers too)."""
+
+    name = "synap.sign"
+
+
+@irdl_op_definition
+class FloorOp(_Unary):
+    """The largest integral value not greater than ``x`` (float tensors)."""
+
+    name = "synap.floor"
+
+
+@irdl_op_definition
+class CeilOp(_Unary):
+    """The smallest integral value not less than ``x`` (float tensors)."""
+
+    name = "synap.ceil"
+
+
+@irdl_op_definition
+class RoundOp(_Unary):
+    """``x`` rounded to the nearest integral value, halves to even (float tensors)."""
+
+    name = "synap.round"
+
+
+@irdl_op_definition
+class SinOp(_Unary):
+    """Sine (radians)."""
+
+    name = "synap.sin"
+
+
+@irdl_op_definition
+class CosOp(_Unary):
+    """Cosine (radians)."""
+
+    name = "synap.cos"
+
+
+@irdl_op_definition
+class TanOp(_Unary):
+    """Tangent (radians)."""
+
+    name = "synap.tan"
+
+
+@irdl_op_definition
+class AsinOp(_Unary):
+    """Arcsine, in [-pi/2, pi/2] (NaN outside [-1, 1])."""
+
+    name = "synap.asin"
+
+
+@irdl_op_definition
+class AcosOp(_Unary):
+    """Arccosine, in [0, pi] (NaN outside [-1, 1])."""
+
+    name = "synap.acos"
+
+
+@irdl_op_definition
+class AtanOp(_Unary):
+    """Arctangent, in (-pi/2, pi/2)."""
+
+    name = "synap.atan"
+
+
+@irdl_op_definition
+class SinhOp(_Unary):
+    """Hyperbolic sine."""
+
+    name = "synap.sinh"
+
+
+@irdl_op_definition
+class CoshOp(_Unary):
+    """Hyperbolic cosine."""
+
+    name = "synap.cosh"
+
+
+@irdl_op_definition
+class AsinhOp(_Unary):
+    """Inverse hyperbolic sine."""
+
+    name = "synap.asinh"
+
+
+@irdl_op_definition
+class AcoshOp(_Unary):
+    """Inverse hyperbolic cosine (NaN below 1)."""
+
+    name = "synap.acosh"
+
+
+@irdl_op_definition
+class AtanhOp(_Unary):
+    """Inverse hyperbolic tangent (NaN outside [-1, 1])."""
+
+    name = "synap.atanh"
+
+
+@irdl_op_definition
 class SoftmaxOp(_AlongAxis):
     """``exp(beta * x) / sum(exp(beta * x))`` along `axis`."""
 
@@ -223,6 +371,26 @@ OPS = [
     AbsOp,
     NegOp,
     SquareOp,
+    ThresholdedReluOp,
+    ShrinkOp,
+    SoftplusOp,
+    SoftsignOp,
+    MishOp,
+    SignOp,
+    FloorOp,
+    CeilOp,
+    RoundOp,
+    SinOp,
+    CosOp,
+    TanOp,
+    AsinOp,
+    AcosOp,
+    AtanOp,
+    SinhOp,
+    CoshOp,
+    AsinhOp,
+    AcoshOp,
+    AtanhOp,
     SoftmaxOp,
     LogSoftmaxOp,
     L2NormalizeOp,

@@ -112,6 +112,18 @@ class SquaredDifferenceOp(_Binary):
 
 
 @irdl_op_definition
+class ModOp(_Binary):
+    """Elementwise remainder of ``lhs / rhs``: with `fmod` false the quotient is floored
+    (``lhs - floor(lhs / rhs) * rhs``, the sign of the divisor, Python's ``%``); with
+    `fmod` true it is truncated (``lhs - trunc(lhs / rhs) * rhs``, the sign of the
+    dividend, C's ``fmod``). Integers or floats; an integer divisor of 0 gives 0."""
+
+    name = "synap.mod"
+
+    fmod = bool_prop(False)
+
+
+@irdl_op_definition
 class PReluOp(SynapOp):
     """Parametric ReLU: ``x if x >= 0 else slope * x``; `slope` broadcasts to `input`
     (typically one value per channel)."""
@@ -140,5 +152,6 @@ OPS = [
     MinimumOp,
     PowOp,
     SquaredDifferenceOp,
+    ModOp,
     PReluOp,
 ]

@@ -1,4 +1,5 @@
-"""Reductions over axes and arg-reductions along one axis."""
+"""Reductions over axes, arg-reductions along one axis and the running sum along one
+axis."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from synapc.dialects.synap.base import (
     element_of,
     int_array_prop,
     int_prop,
+    shape_of,
 )
 
 
@@ -61,6 +63,13 @@ class ReduceMinOp(_Reduce):
     name = "synap.reduce_min"
 
 
+@irdl_op_definition
+class ReduceProdOp(_Reduce):
+    """Product over `axes` (1 over an empty axis; integers wrap around)."""
+
+    name = "synap.reduce_prod"
+
+
 class _ArgReduce(SynapOp):
     """Index of the extreme value along `axis` (first one on ties), as i32 or i64."""
 
@@ -97,4 +106,38 @@ class ArgMinOp(_ArgReduce):
     name = "synap.argmin"
 
 
-OPS = [ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ArgMaxOp, ArgMinOp]
+@irdl_op_definition
+class CumSumOp(SynapOp):
+    """Running sum along `axis`: element ``i`` is the sum of elements ``0..i`` (with
+    `exclusive`, of ``0..i-1``: the first is 0). With `reverse` the sums run from the
+    end of the axis instead (element ``i`` sums ``i..n-1``, exclusive ``i+1..n-1``).
+    Integers wrap around."""
+
+    name = "synap.cumsum"
+
+    input = operand_def(TensorType)
+    output = result_def(TensorType)
+    axis = int_prop()
+    exclusive = bool_prop(False)
+    reverse = bool_prop(False)
+
+    @classmethod
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
+        return [operand_shapes[0]]
+
+    def verify_semantics(self) -> None:
+        shapes.normalize_axis(self.props()["axis"], len(shape_of(self.input)))
+
+
+OPS = [
+    ReduceMeanOp,
+    ReduceSumOp,
+    ReduceMaxOp,
+    ReduceMinOp,
+    ReduceProdOp,
+    ArgMaxOp,
+    ArgMinOp,
+    CumSumOp,
+]

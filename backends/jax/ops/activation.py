@@ -37,7 +37,10 @@ misses up to 14 of 32,768 int16 RELU outputs), RSQRT's ``1. / (sqrtf(s_in) * s_o
 double quotient of a float32 product. Type
 combinations TFLite refuses (uint8 ELU / EXP / LOG / SQRT / RSQRT / ABS / NEG, int16
 HARD_SWISH and ELU, any quantized SQUARE) raise UnsupportedOpError, as do mixed float /
-quantized operands and per-axis types.
+quantized operands and per-axis types. The ONNX math functions without a TFLite integer
+kernel (thresholded_relu, shrink, softplus, softsign, mish, sign, floor, ceil, round and
+the trigonometric and hyperbolic functions) compute on float values (shrink and sign on
+integers too) and raise UnsupportedOpError for quantized ones.
 """
 
 from __future__ import annotations
@@ -80,6 +83,65 @@ def _gelu(x: jax.Array, p: dict[str, Any]) -> jax.Array:
     return jax.nn.gelu(x, approximate=p["approximate"])
 
 
+def _softplus(x: jax.Array) -> jax.Array:
+    """``log(1 + exp(x))`` without overflow for large ``x``."""
+    return jnp.logaddexp(x, jnp.zeros_like(x))
+
+
+def _wrapped(value: int, dtype: np.dtype) -> jax.Array:
+    """The integer `value` in integer `dtype`, wrapped (two's complement) as an integer
+    cast wraps."""
+    bits = np.dtype(dtype).itemsize * 8
+    wrapped = value % (1 << bits)
+    if np.issubdtype(dtype, np.signedinteger) and wrapped >= 1 << (bits - 1):
+        wrapped -= 1 << bits
+    return jnp.asarray(wrapped, dtype)
+
+
+def _less_than(x: jax.Array, bound: int) -> jax.Array:
+    """``x < bound`` for integer ``x`` and a Python integer `bound` of any size."""
+    info = np.iinfo(x.dtype)
+    if bound > info.max:
+        return jnp.ones(x.shape, bool)
+    if bound <= info.min:
+        return jnp.zeros(x.shape, bool)
+    return x < jnp.asarray(bound, x.dtype)
+
+
+def _plus_real(x: jax.Array, real: float) -> jax.Array:
+    """``trunc(x + real)`` for integer ``x`` and a finite `real`, computed in integers:
+    ``x + floor(real)`` where the sum is not negative, ``x + ceil(real)`` elsewhere
+    (``x + real >= 0`` exactly when ``x >= -floor(real)`` for a non-integral `real`)."""
+    low = math.floor(real)
+    if low == real:
+        return x + _wrapped(low, x.dtype)
+    at_least_zero = ~_less_than(x, -low)
+    return jnp.where(
+        at_least_zero, x + _wrapped(low, x.dtype), x + _wrapped(low + 1, x.dtype)
+    )
+
+
+def _shrink(x: jax.Array, p: dict[str, Any]) -> jax.Array:
+    """ONNX Shrink. Integer inputs compare with the real thresholds and shift by the
+    real bias exactly (``x < -lambd`` is ``x < ceil(-lambd)``, ``x > lambd`` is ``x >
+    floor(lambd)``), the sum truncated toward zero as ONNX casts it back."""
+    lambd, bias = p["lambd"], p["bias"]
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        lam = jnp.asarray(lambd, x.dtype)
+        b = jnp.asarray(bias, x.dtype)
+        return jnp.where(x < -lam, x + b, jnp.where(x > lam, x - b, jnp.zeros_like(x)))
+    if not (math.isfinite(lambd) and math.isfinite(bias)):
+        raise UnsupportedOpError(
+            f"shrink of integers needs a finite lambd and bias, got {lambd} and {bias}"
+        )
+    below = _less_than(x, math.ceil(-lambd))
+    above = ~_less_than(x, math.floor(lambd) + 1)
+    zero = jnp.zeros_like(x)
+    return jnp.where(
+        below, _plus_real(x, bias), jnp.where(above, _plus_real(x, -bias), zero)
+    )
+
+
 _FLOAT: dict[type, Callable[[jax.Array, dict[str, Any]], jax.Array]] = {
     act.ClampOp: _clamp,
     act.LeakyReluOp: lambda x, p: jnp.where(
@@ -104,6 +166,28 @@ _FLOAT: dict[type, Callable[[jax.Array, dict[str, Any]], jax.Array]] = {
     act.AbsOp: lambda x, p: jnp.abs(x),
     act.NegOp: lambda x, p: -x,
     act.SquareOp: lambda x, p: x * x,
+    act.ThresholdedReluOp: lambda x, p: jnp.where(
+        x > jnp.asarray(p["alpha"], x.dtype), x, jnp.zeros_like(x)
+    ),
+    act.ShrinkOp: _shrink,
+    act.SoftplusOp: lambda x, p: _softplus(x),
+    act.SoftsignOp: lambda x, p: x / (1 + jnp.abs(x)),
+    act.MishOp: lambda x, p: x * jnp.tanh(_softplus(x)),
+    act.SignOp: lambda x, p: jnp.sign(x),
+    act.FloorOp: lambda x, p: jnp.floor(x),
+    act.CeilOp: lambda x, p: jnp.ceil(x),
+    act.RoundOp: lambda x, p: jnp.round(x),  # halves to even
+    act.SinOp: lambda x, p: jnp.sin(x),
+    act.CosOp: lambda x, p: jnp.cos(x),
+    act.TanOp: lambda x, p: jnp.tan(x),
+    act.AsinOp: lambda x, p: jnp.arcsin(x),
+    act.AcosOp: lambda x, p: jnp.arccos(x),
+    act.AtanOp: lambda x, p: jnp.arctan(x),
+    act.SinhOp: lambda x, p: jnp.sinh(x),
+    act.CoshOp: lambda x, p: jnp.cosh(x),
+    act.AsinhOp: lambda x, p: jnp.arcsinh(x),
+    act.AcoshOp: lambda x, p: jnp.arccosh(x),
+    act.AtanhOp: lambda x, p: jnp.arctanh(x),
 }
 
 
@@ -507,11 +591,15 @@ def _quantized(op: act._Unary, x: jax.Array) -> jax.Array:
     return jnp.clip(y, qo.storage_min, qo.storage_max).astype(qo.storage_dtype)
 
 
-# clamp, abs, neg and square compute on integers too (ONNX's Relu, Abs, Neg on int32)
+# clamp, abs, neg, square, shrink and sign compute on integers too (ONNX's Relu, Abs,
+# Neg, Shrink and Sign on int32)
 real_valued(
     act.LeakyReluOp, act.SigmoidOp, act.TanhOp, act.HardSwishOp, act.HardSigmoidOp,
     act.SwishOp, act.GeluOp, act.ErfOp, act.EluOp, act.ExpOp, act.LogOp, act.SqrtOp,
-    act.RsqrtOp,
+    act.RsqrtOp, act.ThresholdedReluOp, act.SoftplusOp, act.SoftsignOp, act.MishOp,
+    act.FloorOp, act.CeilOp, act.RoundOp, act.SinOp, act.CosOp, act.TanOp, act.AsinOp,
+    act.AcosOp, act.AtanOp, act.SinhOp, act.CoshOp, act.AsinhOp, act.AcoshOp,
+    act.AtanhOp,
 )  # fmt: skip
 
 

@@ -26,7 +26,8 @@ computed the way each kernel's Prepare computes them:
 * PRELU: ``MBQM(x, s_x / s_out)`` for ``x >= 0`` and ``MBQM(x * alpha, s_x * s_alpha /
   s_out)`` otherwise, both multipliers in float32.
 
-POW has no quantized kernel in LiteRT; quantized POW raises UnsupportedOpError.
+POW and MOD (ONNX's remainder, `synap.mod`) have no quantized kernel in LiteRT;
+quantized, they raise UnsupportedOpError.
 """
 
 from __future__ import annotations
@@ -83,6 +84,42 @@ def binary(op: ew._Binary, args: list[jax.Array], ctx: LoweringContext) -> list[
     y = _FLOAT[type(op)](args[0], args[1])
     activation = op.props().get("activation")
     return [y if activation is None else activate(y, activation)]
+
+
+@kernel(ew.ModOp)
+def mod(op: ew.ModOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
+    """Remainder with a floored (`fmod` false) or truncated (`fmod` true) quotient, as
+    ONNX Mod; float or integer operands (quantized ones have no integer kernel)."""
+    if any_quantized(op):
+        raise UnsupportedOpError(f"quantized {op.name} has no integer kernel in TFLite")
+    a, b = jnp.broadcast_arrays(*args)
+    if jnp.issubdtype(a.dtype, jnp.integer):
+        return [integer_mod(a, b, op.props()["fmod"])]
+    return [float_mod(a, b, op.props()["fmod"])]
+
+
+def integer_mod(a: jax.Array, b: jax.Array, fmod: bool) -> jax.Array:
+    """ONNX Mod of integers: the truncated remainder (sign of `a`) with `fmod`, else the
+    floored one (sign of `b`); a divisor of 0 gives 0 (as numpy, ONNX's reference)."""
+    zero = b == 0
+    divisor = jnp.where(zero, jnp.ones_like(b), b)
+    remainder = lax.rem(a, divisor)
+    if not fmod:
+        opposite = (remainder != 0) & ((remainder < 0) != (divisor < 0))
+        remainder = jnp.where(opposite, remainder + divisor, remainder)
+    return jnp.where(zero, jnp.zeros_like(remainder), remainder)
+
+
+def float_mod(a: jax.Array, b: jax.Array, fmod: bool) -> jax.Array:
+    """ONNX Mod of floats: C's ``fmod`` with `fmod`; else the floored remainder, with
+    ONNX's special cases (a zero result takes the sign of `b`; a finite `a` and an
+    infinite `b` of the other sign give `b`; infinite `a` or zero `b` give NaN)."""
+    remainder = lax.rem(a, b)
+    if fmod:
+        return remainder
+    opposite = (remainder != 0) & ((remainder < 0) != (b < 0))
+    remainder = jnp.where(opposite, remainder + b, remainder)
+    return jnp.where(remainder == 0, jnp.copysign(jnp.zeros_like(b), b), remainder)
 
 
 @kernel(ew.PReluOp)

@@ -5,6 +5,9 @@ Quantized pooling follows TFLite's reference integer kernels (``reference_ops`` 
 integers as they are -- no zero point is subtracted and the output's quantization is not
 used to rescale (LiteRT accepts different input and output parameters and ignores them);
 only the fused activation's range is taken from the output's parameters.
+
+`synap.lp_pool2d` is float only: the window sums of ``|x| ** p`` (float32 for narrower
+floats), then their ``1 / p``-th power.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from synapc.backends.jax.lowering import (
     real_valued,
     takes_booleans,
 )
-from synapc.backends.jax.ops.common import activate, any_quantized, widen
+from synapc.backends.jax.ops.common import activate, any_quantized, float_only, widen
 from synapc.backends.jax.ops.quantized import activation_range, per_tensor, saturate
 from synapc.dialects.synap import pool
 from synapc.dialects.synap.base import shape_of
@@ -34,13 +37,13 @@ def _window(p: dict) -> tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, 
     return (1, kh, kw, 1), (1, sh, sw, 1), [(0, 0), (top, bottom), (left, right), (0, 0)]
 
 
-real_valued(pool.AvgPool2DOp)
+real_valued(pool.AvgPool2DOp, pool.LpPool2DOp)
 takes_booleans(pool.MaxPool2DOp)
 
 
-@op_check(pool.MaxPool2DOp, pool.AvgPool2DOp)
+@op_check(pool.MaxPool2DOp, pool.AvgPool2DOp, pool.LpPool2DOp)
 def _check_pool(
-    op: pool.MaxPool2DOp | pool.AvgPool2DOp,
+    op: pool.MaxPool2DOp | pool.AvgPool2DOp | pool.LpPool2DOp,
 ) -> list[tuple[str, tuple[int, ...]]]:
     """The padded input is an intermediate of the kernel."""
     n, h, w, c = shape_of(op.input)
@@ -108,3 +111,44 @@ def avg_pool2d(
             ones, jnp.zeros((), x.dtype), lax.add, dims, strides, pads
         )
     return [activate(total / count, p["activation"]).astype(args[0].dtype)]
+
+
+def _powered(x: jax.Array, order: float) -> jax.Array:
+    """``|x| ** order`` (exact for the common orders 1 and 2)."""
+    if order == 1:
+        return jnp.abs(x)
+    if order == 2:
+        return x * x
+    return jnp.abs(x) ** jnp.asarray(order, x.dtype)
+
+
+def _root(total: jax.Array, order: float) -> jax.Array:
+    """``total ** (1 / order)`` (exact for the common orders 1 and 2)."""
+    if order == 1:
+        return total
+    if order == 2:
+        return jnp.sqrt(total)
+    return total ** jnp.asarray(1 / order, total.dtype)
+
+
+@kernel(pool.LpPool2DOp)
+def lp_pool2d(
+    op: pool.LpPool2DOp, args: list[jax.Array], ctx: LoweringContext
+) -> list[jax.Array]:
+    """Lp pooling, float only: the (dilated) window sums of ``|x| ** p``, padding adding
+    nothing, then their ``1 / p``-th power and the fused activation."""
+    float_only(op)
+    p = op.props()
+    dims, strides, pads = _window(p)
+    dilation = (1, *p["dilations"], 1)
+    x = widen(args[0])
+    total = lax.reduce_window(
+        _powered(x, p["p"]),
+        jnp.zeros((), x.dtype),
+        lax.add,
+        dims,
+        strides,
+        pads,
+        window_dilation=dilation,
+    )
+    return [activate(_root(total, p["p"]), p["activation"]).astype(args[0].dtype)]

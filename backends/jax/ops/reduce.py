@@ -15,6 +15,9 @@ Quantized reductions follow LiteRT's reference kernels (``tflite/kernels/reduce.
 * REDUCE_MAX and REDUCE_MIN compare the stored integers; TFLite requires equal input and
   output quantization.
 * ARG_MAX and ARG_MIN compare the stored integers (the first extreme index wins).
+
+`synap.reduce_prod` and `synap.cumsum` run on float and integer values (integers wrap
+around, as ONNX's and TFLite's do); they have no quantized kernel here.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from synapc.backends.jax import fixed_point as fp
 from synapc.backends.jax.lowering import (
@@ -31,7 +35,7 @@ from synapc.backends.jax.lowering import (
     op_check,
     takes_booleans,
 )
-from synapc.backends.jax.ops.common import any_quantized, widen
+from synapc.backends.jax.ops.common import any_quantized, float_only, widen
 from synapc.backends.jax.ops.quantized import qtype, saturate, scale_f64
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import reduce
@@ -134,3 +138,40 @@ def arg_reduction(
     find = jnp.argmax if isinstance(op, reduce.ArgMaxOp) else jnp.argmin
     index = find(args[0], axis=p["axis"], keepdims=p["keep_dims"])
     return [index.astype(ctx.dtype_of(op.output))]
+
+
+@kernel(reduce.ReduceProdOp)
+def product(
+    op: reduce.ReduceProdOp, args: list[jax.Array], ctx: LoweringContext
+) -> list[jax.Array]:
+    """Product over the axes: narrower floats multiply in float32, integers wrap."""
+    float_only(op)
+    p = op.props()
+    result = jnp.prod(widen(args[0]), axis=p["axes"], keepdims=p["keep_dims"])
+    return [result.astype(args[0].dtype)]
+
+
+@kernel(reduce.CumSumOp)
+def cumulative_sum(
+    op: reduce.CumSumOp, args: list[jax.Array], ctx: LoweringContext
+) -> list[jax.Array]:
+    """Running sum along the axis, from its end with `reverse`; `exclusive` sums the
+    elements before each one (shifting the input by one along the axis, with a 0 in
+    front, so that no subtraction rounds). Narrower floats accumulate in float32."""
+    float_only(op)
+    p = op.props()
+    x = args[0]
+    axis = p["axis"] % x.ndim
+    values = widen(x)
+    if p["reverse"]:
+        values = jnp.flip(values, axis)
+    if p["exclusive"]:
+        size = values.shape[axis]
+        head = jnp.zeros_like(lax.slice_in_dim(values, 0, 1, axis=axis))
+        values = jnp.concatenate(
+            [head, lax.slice_in_dim(values, 0, size - 1, axis=axis)], axis=axis
+        )
+    total = jnp.cumsum(values, axis=axis, dtype=values.dtype)
+    if p["reverse"]:
+        total = jnp.flip(total, axis)
+    return [total.astype(x.dtype)]

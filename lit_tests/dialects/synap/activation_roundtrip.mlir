@@ -11,8 +11,9 @@
 
 // Round trip of the ops of dialects/synap/activation.py: clamp, leaky_relu, sigmoid, tanh,
 // hard_swish, hard_sigmoid, swish, gelu, elu, exp, log, sqrt, rsqrt, abs, neg, square,
-// softmax, log_softmax and l2_normalize. Float properties are f32 and print in MLIR's
-// float syntax (1.000000e-01 : f32).
+// softmax, log_softmax, l2_normalize, thresholded_relu, shrink, softplus, softsign, mish,
+// sign, floor, ceil, round, sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh and
+// atanh. Float properties are f32 and print in MLIR's float syntax (1.000000e-01 : f32).
 
 // CHECK-LABEL: func.func @clamp(
 func.func @clamp(%x: tensor<2x8xf32>) {
@@ -234,6 +235,89 @@ func.func @quantized(%x: tensor<1x8x!quant.uniform<u8:f32, 0.0625:128>>, %h: ten
   // i16 storage with an f16 expressed type.
   // CHECK-NEXT: %6 = synap.sigmoid %h : (tensor<1x8x!quant.uniform<i16:f16, 3.0517578125e-05>>) -> tensor<1x8x!quant.uniform<i16:f16, 3.0517578125e-05>>
   %6 = synap.sigmoid %h : (tensor<1x8x!quant.uniform<i16:f16, 3.0517578125e-05>>) -> tensor<1x8x!quant.uniform<i16:f16, 3.0517578125e-05>>
+  // CHECK-NEXT: func.return
+  func.return
+}
+
+// CHECK-LABEL: func.func @thresholded_relu(
+func.func @thresholded_relu(%x: tensor<2x8xf32>) {
+  // Default alpha 1 is elided.
+  // CHECK-NEXT: %0 = synap.thresholded_relu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // GENERIC: %0 = "synap.thresholded_relu"(%x) <{alpha = 1.000000e+00 : f32}> : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %0 = synap.thresholded_relu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %1 = synap.thresholded_relu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = synap.thresholded_relu %x {alpha = 1.000000e+00 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // Non-default alpha with layer attributes.
+  // CHECK-NEXT: %2 = synap.thresholded_relu %x {layer_name = "trelu", layer_index = 20 : i64, alpha = 5.000000e-01 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // GENERIC: %2 = "synap.thresholded_relu"(%x) <{alpha = 5.000000e-01 : f32}> {layer_name = "trelu", layer_index = 20 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %2 = synap.thresholded_relu %x {layer_name = "trelu", layer_index = 20 : i64, alpha = 5.000000e-01 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: func.return
+  func.return
+}
+
+// CHECK-LABEL: func.func @shrink(
+func.func @shrink(%x: tensor<2x8xf32>, %i: tensor<2x8xi32>) {
+  // Defaults (lambd 0.5, bias 0: hard shrinkage) are elided.
+  // CHECK-NEXT: %0 = synap.shrink %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // GENERIC: %0 = "synap.shrink"(%x) <{lambd = 5.000000e-01 : f32, bias = 0.000000e+00 : f32}> : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %0 = synap.shrink %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %1 = synap.shrink %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = synap.shrink %x {lambd = 5.000000e-01 : f32, bias = 0.000000e+00 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // Soft shrinkage (bias = lambd) with layer attributes.
+  // CHECK-NEXT: %2 = synap.shrink %x {layer_name = "shrink", layer_index = 21 : i64, lambd = 1.500000e+00 : f32, bias = 1.500000e+00 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %2 = synap.shrink %x {layer_name = "shrink", layer_index = 21 : i64, lambd = 1.500000e+00 : f32, bias = 1.500000e+00 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // Integer tensors, bias only.
+  // CHECK-NEXT: %3 = synap.shrink %i {bias = 2.500000e-01 : f32} : (tensor<2x8xi32>) -> tensor<2x8xi32>
+  // GENERIC: %3 = "synap.shrink"(%i) <{bias = 2.500000e-01 : f32, lambd = 5.000000e-01 : f32}> : (tensor<2x8xi32>) -> tensor<2x8xi32>
+  %3 = synap.shrink %i {bias = 2.500000e-01 : f32} : (tensor<2x8xi32>) -> tensor<2x8xi32>
+  // CHECK-NEXT: func.return
+  func.return
+}
+
+// CHECK-LABEL: func.func @math_functions(
+func.func @math_functions(%x: tensor<2x8xf32>, %i: tensor<2x8xi8>, %h: tensor<4xf16>) {
+  // The unary math functions without properties: softplus, softsign, mish, sign (of
+  // floats and integers), floor, ceil, round and the trigonometric / hyperbolic ones.
+  // CHECK-NEXT: %0 = synap.softplus %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // GENERIC: %0 = "synap.softplus"(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %0 = synap.softplus %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %1 = synap.softsign %x {layer_name = "softsign", layer_index = 22 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // GENERIC: %1 = "synap.softsign"(%x) {layer_name = "softsign", layer_index = 22 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = synap.softsign %x {layer_name = "softsign", layer_index = 22 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %2 = synap.mish %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %2 = synap.mish %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %3 = synap.sign %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %3 = synap.sign %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %4 = synap.sign %i {layer_name = "sign", layer_index = 23 : i64} : (tensor<2x8xi8>) -> tensor<2x8xi8>
+  %4 = synap.sign %i {layer_name = "sign", layer_index = 23 : i64} : (tensor<2x8xi8>) -> tensor<2x8xi8>
+  // CHECK-NEXT: %5 = synap.floor %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %5 = synap.floor %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %6 = synap.ceil %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %6 = synap.ceil %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %7 = synap.round %h : (tensor<4xf16>) -> tensor<4xf16>
+  %7 = synap.round %h : (tensor<4xf16>) -> tensor<4xf16>
+  // CHECK-NEXT: %8 = synap.sin %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %8 = synap.sin %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %9 = synap.cos %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %9 = synap.cos %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %10 = synap.tan %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %10 = synap.tan %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %11 = synap.asin %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %11 = synap.asin %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %12 = synap.acos %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %12 = synap.acos %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %13 = synap.atan %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %13 = synap.atan %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %14 = synap.sinh %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %14 = synap.sinh %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %15 = synap.cosh %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %15 = synap.cosh %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %16 = synap.asinh %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %16 = synap.asinh %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %17 = synap.acosh %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %17 = synap.acosh %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: %18 = synap.atanh %x {layer_name = "atanh", layer_index = 24 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %18 = synap.atanh %x {layer_name = "atanh", layer_index = 24 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
   // CHECK-NEXT: func.return
   func.return
 }

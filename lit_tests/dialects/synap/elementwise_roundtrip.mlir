@@ -10,7 +10,8 @@
 // forms, and going through the generic form gives the same custom text.
 
 // Round trip of the ops of dialects/synap/elementwise.py: add, sub, mul, div (with a
-// fused activation), maximum, minimum, pow, squared_difference (no properties) and prelu.
+// fused activation), maximum, minimum, pow, squared_difference (no properties), prelu and
+// mod (fmod).
 
 // CHECK-LABEL: func.func @with_activation(
 func.func @with_activation(%a: tensor<1x4x4x3xf32>, %b: tensor<3xf32>, %c: tensor<1x1x4x1xf32>) {
@@ -117,6 +118,25 @@ func.func @prelu(%x: tensor<1x4x4x3xf32>, %slope: tensor<3xf32>, %slope4: tensor
   // Quantized input with a per-axis quantized slope.
   // CHECK-NEXT: %2 = synap.prelu %q, %qs : (tensor<1x2x2x3x!quant.uniform<i8:f32, 0.1:-2>>, tensor<3x!quant.uniform<i8:f32:0, {0.01,0.02,0.03}>>) -> tensor<1x2x2x3x!quant.uniform<i8:f32, 0.1:-2>>
   %2 = synap.prelu %q, %qs : (tensor<1x2x2x3x!quant.uniform<i8:f32, 0.1:-2>>, tensor<3x!quant.uniform<i8:f32:0, {0.01,0.02,0.03}>>) -> tensor<1x2x2x3x!quant.uniform<i8:f32, 0.1:-2>>
+  // CHECK-NEXT: func.return
+  func.return
+}
+
+// CHECK-LABEL: func.func @mod(
+func.func @mod(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi32>, %j: tensor<1x3xi32>) {
+  // The floored remainder (fmod false, the default) is elided.
+  // CHECK-NEXT: %0 = synap.mod %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // GENERIC: %0 = "synap.mod"(%a, %b) <{fmod = false}> : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %0 = synap.mod %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %1 = synap.mod %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = synap.mod %a, %b {fmod = false} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // The truncated remainder, with layer attributes.
+  // CHECK-NEXT: %2 = synap.mod %a, %a {layer_name = "fmod", layer_index = 5 : i64, fmod = true} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // GENERIC: %2 = "synap.mod"(%a, %a) <{fmod = true}> {layer_name = "fmod", layer_index = 5 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = synap.mod %a, %a {layer_name = "fmod", layer_index = 5 : i64, fmod = true} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // Integer operands of one integer type, broadcast.
+  // CHECK-NEXT: %3 = synap.mod %i, %j : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
+  %3 = synap.mod %i, %j : (tensor<2x3xi32>, tensor<1x3xi32>) -> tensor<2x3xi32>
   // CHECK-NEXT: func.return
   func.return
 }

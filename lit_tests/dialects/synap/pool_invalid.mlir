@@ -1,9 +1,10 @@
 // RUN: synapc-opt %s --split-input-file --verify-diagnostics | filecheck %s
 // RUN: synapc-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=NOPASS
 
-// Every verifier error of the ops of dialects/synap/pool.py (max_pool2d, avg_pool2d): the
-// pool2d shape rule of shapes.py and the generic checks of SynapOp.verify_ in base.py.
-// (pool2d passes dilations (1, 1) itself, so the dilation errors cannot occur.)
+// Every verifier error of the ops of dialects/synap/pool.py (max_pool2d, avg_pool2d,
+// lp_pool2d): the pool2d shape rule of shapes.py, lp_pool2d's p and dilations, and the
+// generic checks of SynapOp.verify_ in base.py. (pool2d passes dilations (1, 1) itself, so
+// its dilation errors cannot occur; lp_pool2d checks its own before widening the window.)
 
 // NOPASS guards against a chunk that verifies by mistake: it would print its module in
 // custom form, and its CHECK could then match a later chunk's text.
@@ -247,5 +248,50 @@ func.func @f(%x: tensor<1x8x8x3xf32>) {
 // CHECK: synap.avg_pool2d "ap": height: window of 9 does not fit into 8 + padding 0+0
 func.func @f(%x: tensor<1x8x8x3xf32>) {
   %0 = synap.avg_pool2d %x {layer_name = "ap", kernel = array<i64: 9, 1>} : (tensor<1x8x8x3xf32>) -> tensor<1x7x7x3xf32>
+  func.return
+}
+
+// -----
+
+// lp_pool2d: p must be positive.
+// CHECK: synap.lp_pool2d "lp": p must be a positive number, got 0
+func.func @f(%x: tensor<1x8x8x3xf32>) {
+  %0 = synap.lp_pool2d %x {layer_name = "lp", kernel = array<i64: 2, 2>, p = 0.0 : f32} : (tensor<1x8x8x3xf32>) -> tensor<1x7x7x3xf32>
+  func.return
+}
+
+// -----
+
+// lp_pool2d: p must be a number (NaN is not).
+// CHECK: synap.lp_pool2d "lp": p must be a positive number, got nan
+func.func @f(%x: tensor<1x8x8x3xf32>) {
+  %0 = synap.lp_pool2d %x {layer_name = "lp", kernel = array<i64: 3, 3>, p = 0x7FC00000 : f32} : (tensor<1x8x8x3xf32>) -> tensor<1x6x6x3xf32>
+  func.return
+}
+
+// -----
+
+// lp_pool2d: dilations below 1.
+// CHECK: synap.lp_pool2d "lp": dilations must be two values >= 1, got [0, 1]
+func.func @f(%x: tensor<1x8x8x3xf32>) {
+  %0 = synap.lp_pool2d %x {layer_name = "lp", kernel = array<i64: 2, 2>, dilations = array<i64: 0, 1>} : (tensor<1x8x8x3xf32>) -> tensor<1x7x7x3xf32>
+  func.return
+}
+
+// -----
+
+// lp_pool2d: a dilated window (4 * (3 - 1) + 1 = 9 rows) taller than the input.
+// CHECK: synap.lp_pool2d "lp": height: window of 9 does not fit into 8 + padding 0+0
+func.func @f(%x: tensor<1x8x8x3xf32>) {
+  %0 = synap.lp_pool2d %x {layer_name = "lp", kernel = array<i64: 3, 3>, dilations = array<i64: 4, 1>} : (tensor<1x8x8x3xf32>) -> tensor<1x6x6x3xf32>
+  func.return
+}
+
+// -----
+
+// lp_pool2d: a result shape that ignores the dilations.
+// CHECK: synap.lp_pool2d "lp": result #0 shape [1, 6, 6, 3] should be [1, 4, 6, 3]
+func.func @f(%x: tensor<1x8x8x3xf32>) {
+  %0 = synap.lp_pool2d %x {layer_name = "lp", kernel = array<i64: 3, 3>, dilations = array<i64: 2, 1>} : (tensor<1x8x8x3xf32>) -> tensor<1x6x6x3xf32>
   func.return
 }

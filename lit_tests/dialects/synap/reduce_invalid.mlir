@@ -2,9 +2,9 @@
 // RUN: synapc-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=NOPASS
 
 // Every verifier error of the ops of dialects/synap/reduce.py (reduce_mean, reduce_sum,
-// reduce_max, reduce_min, argmax, argmin): the reduce / arg_reduce shape rules of
-// shapes.py, the arg-reduce result type check, and the generic checks of SynapOp.verify_
-// in base.py.
+// reduce_max, reduce_min, reduce_prod, argmax, argmin, cumsum): the reduce / arg_reduce
+// shape rules of shapes.py, the arg-reduce result type check, cumsum's axis, and the
+// generic checks of SynapOp.verify_ in base.py.
 
 // NOPASS guards against a chunk that verifies by mistake: it would print its module in
 // custom form, and its CHECK could then match a later chunk's text.
@@ -302,5 +302,41 @@ func.func @f(%x: tensor<2x10xf32>) {
 // CHECK: property 'axis' expected in operation 'synap.argmin'
 func.func @f(%x: tensor<2x10xf32>) {
   %0 = synap.argmin %x : (tensor<2x10xf32>) -> tensor<2xi32>
+  func.return
+}
+
+// -----
+
+// reduce_prod: the reduce shape rule (an axis named twice).
+// CHECK: synap.reduce_prod "rp": axes [1, -1] repeat an axis
+func.func @f(%x: tensor<2x5xf32>) {
+  %0 = synap.reduce_prod %x {layer_name = "rp", axes = array<i64: 1, -1>} : (tensor<2x5xf32>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// cumsum: an axis beyond the input's rank.
+// CHECK: synap.cumsum "cs": axis 2 is out of range for rank 2
+func.func @f(%x: tensor<2x5xi32>) {
+  %0 = synap.cumsum %x {layer_name = "cs", axis = 2 : i64} : (tensor<2x5xi32>) -> tensor<2x5xi32>
+  func.return
+}
+
+// -----
+
+// cumsum: the result has the input's shape.
+// CHECK: synap.cumsum "cs": result #0 shape [2, 4] should be [2, 5]
+func.func @f(%x: tensor<2x5xf32>) {
+  %0 = synap.cumsum %x {layer_name = "cs", axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// cumsum: axis is required (xDSL's own message).
+// CHECK: property 'axis' expected in operation 'synap.cumsum'
+func.func @f(%x: tensor<2x5xf32>) {
+  %0 = synap.cumsum %x {layer_name = "cs"} : (tensor<2x5xf32>) -> tensor<2x5xf32>
   func.return
 }

@@ -10,8 +10,9 @@
 // forms, and going through the generic form gives the same custom text.
 
 // Round trip of the ops of dialects/synap/reduce.py: reduce_mean, reduce_sum, reduce_max,
-// reduce_min (required `axes`, keep_dims default false) and argmax, argmin (required
-// `axis`, keep_dims default false, i32 or i64 result).
+// reduce_min, reduce_prod (required `axes`, keep_dims default false), argmax, argmin
+// (required `axis`, keep_dims default false, i32 or i64 result) and cumsum (required
+// `axis`, exclusive and reverse default false).
 
 // CHECK-LABEL: func.func @reduce(
 func.func @reduce(%x: tensor<1x7x7x8xf32>) {
@@ -80,6 +81,33 @@ func.func @arg_reduce(%x: tensor<2x10xf32>, %q: tensor<1x5x!quant.uniform<u8:f32
   // A quantized input gives an integer (not quantized) result.
   // CHECK-NEXT: %5 = synap.argmax %q {axis = 1 : i64} : (tensor<1x5x!quant.uniform<u8:f32, 0.1>>) -> tensor<1xi32>
   %5 = synap.argmax %q {axis = 1 : i64} : (tensor<1x5x!quant.uniform<u8:f32, 0.1>>) -> tensor<1xi32>
+  // CHECK-NEXT: func.return
+  func.return
+}
+
+// CHECK-LABEL: func.func @reduce_prod(
+func.func @reduce_prod(%x: tensor<1x7x7x8xf32>, %i: tensor<3x4xi32>) {
+  // reduce_prod: default, explicit keep_dims = false elided.
+  // CHECK-NEXT: %0 = synap.reduce_prod %x {axes = array<i64: 1, 2>} : (tensor<1x7x7x8xf32>) -> tensor<1x8xf32>
+  // GENERIC: %0 = "synap.reduce_prod"(%x) <{axes = array<i64: 1, 2>, keep_dims = false}> : (tensor<1x7x7x8xf32>) -> tensor<1x8xf32>
+  %0 = synap.reduce_prod %x {axes = array<i64: 1, 2>, keep_dims = false} : (tensor<1x7x7x8xf32>) -> tensor<1x8xf32>
+  // Every attribute, on integers.
+  // CHECK-NEXT: %1 = synap.reduce_prod %i {layer_name = "prod", layer_index = 26 : i64, axes = array<i64: -1>, keep_dims = true} : (tensor<3x4xi32>) -> tensor<3x1xi32>
+  %1 = synap.reduce_prod %i {layer_name = "prod", layer_index = 26 : i64, axes = array<i64: -1>, keep_dims = true} : (tensor<3x4xi32>) -> tensor<3x1xi32>
+  // CHECK-NEXT: func.return
+  func.return
+}
+
+// CHECK-LABEL: func.func @cumsum(
+func.func @cumsum(%x: tensor<2x5xf32>, %i: tensor<2x5xi64>) {
+  // Only the required axis; explicit defaults are elided.
+  // CHECK-NEXT: %0 = synap.cumsum %x {axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  // GENERIC: %0 = "synap.cumsum"(%x) <{axis = 1 : i64, exclusive = false, reverse = false}> : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %0 = synap.cumsum %x {axis = 1 : i64, exclusive = false, reverse = false} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  // Every attribute, a negative axis and integers.
+  // CHECK-NEXT: %1 = synap.cumsum %i {layer_name = "running", layer_index = 27 : i64, axis = -2 : i64, exclusive = true, reverse = true} : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  // GENERIC: %1 = "synap.cumsum"(%i) <{axis = -2 : i64, exclusive = true, reverse = true}> {layer_name = "running", layer_index = 27 : i64} : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  %1 = synap.cumsum %i {layer_name = "running", layer_index = 27 : i64, axis = -2 : i64, exclusive = true, reverse = true} : (tensor<2x5xi64>) -> tensor<2x5xi64>
   // CHECK-NEXT: func.return
   func.return
 }

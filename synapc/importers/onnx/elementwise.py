@@ -90,6 +90,41 @@ def variadic(imp: Importer, node: Node) -> None:
         result = op.results[0]
 
 
+@converts("Mod")
+def mod(imp: Importer, node: Node) -> None:
+    """Remainder with a floored (`fmod` 0: the sign of the divisor) or truncated (`fmod`
+    1: the sign of the dividend) quotient."""
+    fmod = node.int_attr("fmod", 0)
+    if fmod not in (0, 1):
+        raise node.fail(f"attribute 'fmod' {fmod} must be 0 or 1")
+    a, b = imp.element_type(node.inputs[0]), imp.element_type(node.inputs[1])
+    if a != b:
+        raise node.fail(f"input 1 is {b}, input 0 {a}: Mod takes one element type")
+    binary(imp, node, ew.ModOp, fmod=bool(fmod))
+
+
+@converts("Mean")
+def mean(imp: Importer, node: Node) -> None:
+    """The broadcast sum of the inputs (as Sum) divided by their count."""
+    names = [n for n in node.inputs if n]
+    if not names:
+        raise node.fail("has no inputs")
+    element = imp.element_type(names[0])
+    if not isinstance(element, AnyFloat):
+        raise node.fail(f"input 0 ('{names[0]}') is {element}; Mean takes float tensors")
+    if len(names) == 1:
+        imp.tensors[imp.out_name(node)] = imp.tensor(names[0])
+        return
+    values, perm = broadcast_operands(imp, node, names)
+    total = values[0]
+    for value in values[1:]:
+        total = imp.emit(node, ew.AddOp, total, value, output=None).results[0]
+    count = f"{node.outputs[0]}#count"
+    rank = len(shape_of(total))
+    imp.bind_const(count, np.full((1,) * rank, len(names), numpy_dtype(element)))
+    imp.emit(node, ew.DivOp, total, imp.get(count, perm), perm=perm)
+
+
 @converts("PRelu")
 def prelu(imp: Importer, node: Node) -> None:
     x, slope = node.inputs[0], node.inputs[1]

@@ -122,6 +122,12 @@ def _ints(a: np.ndarray | None, what: str, *, shape_like: bool = False) -> list[
     return [int(v) for v in a.reshape(-1).tolist()]
 
 
+def _numeric(dtype: np.dtype) -> bool:
+    """Whether values of `dtype` are numbers: bool, integers, floats and ml_dtypes'
+    bfloat16 (whose numpy kind is "V")."""
+    return dtype.kind in "biuf" or dtype.name == "bfloat16"
+
+
 def _number(a: np.ndarray | None, what: str) -> float | int:
     """The one value of input `a`."""
     if a is None or a.size != 1:
@@ -129,7 +135,7 @@ def _number(a: np.ndarray | None, what: str) -> float | int:
     value = a.reshape(-1)[0]
     if a.dtype.kind in "iub":
         return int(value)
-    if a.dtype.kind != "f":
+    if not _numeric(a.dtype):
         raise _invalid(f"{what} must be a number, got {a.dtype}")
     number = float(value)
     if not math.isfinite(number):
@@ -679,9 +685,8 @@ class Folder:
                 values.append(None)
                 continue
             value = next(arrays, None)
-            if (
-                not isinstance(value, np.ndarray | np.generic)
-                or np.asarray(value).dtype.kind not in "biuf"
+            if not isinstance(value, np.ndarray | np.generic) or not _numeric(
+                np.asarray(value).dtype
             ):
                 raise CannotFold(
                     CannotFold.UNKNOWN, f"{prefix}{proto.op_type} gives no numeric tensor"

@@ -1,20 +1,37 @@
 """ONNX normalizations. BatchNormalization after a convolution is folded into its
-weights and bias; elsewhere it is a per-channel multiply-add. Instance and layer
-normalization and LRN become short chains of synap reductions and arithmetic."""
+weights and bias; elsewhere it is a per-channel multiply-add. Instance, layer, group,
+RMS and mean-variance normalization, L1 normalization and LRN become short chains of
+synap reductions and arithmetic (the layers an NPU runs, as ONNX's function bodies
+define them); L2 normalization is `synap.l2_normalize`."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, SSAValue
 
 from synapc.dialects.synap import activation as act
 from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap import reduce
+from synapc.dialects.synap.base import element_of, shape_of
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dialects.synap.conv import Conv2DOp, DepthwiseConv2DOp, TransposeConv2DOp
+from synapc.dialects.synap.conversion import CastOp
+from synapc.dialects.synap.shapes import ShapeError, broadcast
+from synapc.dtypes import numpy_dtype
 from synapc.importers.onnx import layout
-from synapc.importers.onnx.checks import shown
+from synapc.importers.onnx.checks import brief, shown
 from synapc.importers.onnx.reader import Importer, Node, converts
+from synapc.importers.onnx.reduce import (
+    apply,
+    combine,
+    float_limits,
+    reduced,
+    require_float,
+    scalar,
+)
 from synapc.limits import check_tensor
 
 #: The filter axis that holds output channels, per convolution op.
@@ -99,18 +116,35 @@ def _normalize(
 ) -> SSAValue:
     """Bind `node`'s output to ``centered / sqrt(variance + eps) * scale + bias``;
     returns ``1 / sqrt(variance + eps)``."""
-    rank = len(centered.type.get_shape())
-    eps_name = f"{node.outputs[0]}#eps"
-    imp.bind_const(eps_name, np.full((1,) * rank, eps, np.float32))
-    shifted = imp.append(ew.AddOp.make(variance, imp.get(eps_name), **node.source))
-    inv = imp.append(act.RsqrtOp.make(shifted, **node.source))
-    result = imp.append(ew.MulOp.make(centered, inv, **node.source))
-    if scale is not None:
-        result = imp.append(ew.MulOp.make(result, scale, **node.source))
-    if bias is not None:
-        result = imp.append(ew.AddOp.make(result, bias, **node.source))
-    imp.bind_output(node, result, perm)
+    result, inv = _standardized(imp, node, centered, variance, eps)
+    imp.bind_output(node, _affine(imp, node, result, scale, bias), perm)
     return inv
+
+
+def _standardized(
+    imp: Importer, node: Node, centered: SSAValue, variance: SSAValue, eps: float
+) -> tuple[SSAValue, SSAValue]:
+    """``centered / sqrt(variance + eps)`` and ``1 / sqrt(variance + eps)``."""
+    shifted = combine(
+        imp, node, ew.AddOp, variance, scalar(imp, node, variance, eps, "eps")
+    )
+    inv = apply(imp, node, act.RsqrtOp, shifted)
+    return combine(imp, node, ew.MulOp, centered, inv), inv
+
+
+def _affine(
+    imp: Importer,
+    node: Node,
+    value: SSAValue,
+    scale: SSAValue | None,
+    bias: SSAValue | None,
+) -> SSAValue:
+    """``value * scale + bias``, either term optional."""
+    if scale is not None:
+        value = combine(imp, node, ew.MulOp, value, scale)
+    if bias is not None:
+        value = combine(imp, node, ew.AddOp, value, bias)
+    return value
 
 
 def _fold_into_conv(
@@ -241,3 +275,185 @@ def lrn(imp: Importer, node: Node) -> None:
     shifted = imp.append(ew.AddOp.make(scaled, terms[1], **node.source))
     powered = imp.append(ew.PowOp.make(shifted, terms[2], **node.source))
     imp.emit(node, ew.DivOp, value, powered, perm=cl)
+
+
+# -- normalizations composed of reductions and arithmetic -------------------------------
+def _typed(imp: Importer, node: Node, name: str, element: Attribute) -> str:
+    """Tensor `name`, or when it is a constant of another type than `element` the name
+    of a copy converted to `element` on the host."""
+    array = imp.const(name)
+    dtype = numpy_dtype(element)
+    if array is None or array.dtype == dtype:
+        return name
+    typed = f"{name}#{dtype.name}"
+    if typed not in imp.tensors:
+        imp.bind_const(typed, np.asarray(array).astype(dtype))
+    return typed
+
+
+def _converted(imp: Importer, node: Node, value: SSAValue, element: Attribute) -> SSAValue:
+    """`value` cast to `element` when it is of another type (a run-time parameter)."""
+    if element_of(value) == element:
+        return value
+    result_type = TensorType(element, shape_of(value))
+    return imp.append(CastOp.make(value, result_types=[result_type], **node.source))
+
+
+def _parameter(
+    imp: Importer, node: Node, name: str, element: Attribute, shape: tuple[int, ...]
+) -> SSAValue:
+    """Parameter tensor `name` (scale or bias) reshaped to `shape`, of type `element`."""
+    typed = _typed(imp, node, name, element)
+    array = imp.const(typed)
+    if array is not None:
+        shaped = f"{typed}#{'x'.join(str(d) for d in shape)}"
+        if shaped not in imp.tensors:
+            imp.bind_const(shaped, np.asarray(array).reshape(shape))
+        return imp.get(shaped)
+    value = imp.reshape(imp.get(typed), shape, **node.source)
+    return _converted(imp, node, value, element)
+
+
+def _check_stash_type(node: Node) -> None:
+    """Only stash_type 1: the statistics in float32, as the backend computes them."""
+    stash = node.int_attr("stash_type", 1)
+    if stash != 1:
+        raise node.fail(
+            f"stash_type {stash} is not supported: synapc computes the statistics in "
+            "float32 (stash_type 1)"
+        )
+
+
+def _epsilon(node: Node, default: float) -> float:
+    """Attribute `epsilon`, checked to be a number >= 0."""
+    eps = node.attr("epsilon", default)
+    if isinstance(eps, bool) or not isinstance(eps, int | float) or not eps >= 0:
+        raise node.fail(f"attribute 'epsilon' {brief(eps)} must be a number >= 0")
+    return float(eps)
+
+
+@converts("LpNormalization")
+def lp_normalization(imp: Importer, node: Node) -> None:
+    """``x / ||x||_p`` along `axis`, 0 where the norm is 0: `synap.l2_normalize` for
+    p = 2, ``x / max(sum |x|, tiny)`` for p = 1, tiny being the smallest normal float
+    (only a zero sum is below it, whose x is 0)."""
+    x = node.inputs[0]
+    rank = imp.rank(x)
+    require_float(imp, node, x)
+    p = node.int_attr("p", 2)
+    if p not in (1, 2):
+        raise node.fail(f"attribute 'p' {p} is not supported: ONNX defines p = 1 and 2")
+    axis = node.axis(node.int_attr("axis", -1), rank)
+    perm = imp.perm(x)
+    value = imp.get(x, "any")
+    physical = layout.physical_axis(perm, axis, rank)
+    if p == 2:
+        # the kernel computes the sum of squares in float32, whatever the input type
+        tiny = float(np.finfo(np.float32).tiny)
+        imp.emit(node, act.L2NormalizeOp, value, perm=perm, axis=physical, epsilon=tiny)
+        return
+    magnitude = apply(imp, node, act.AbsOp, value)
+    norm = reduced(imp, node, reduce.ReduceSumOp, magnitude, [physical], True)
+    tiny = float(float_limits(element_of(value)).tiny)
+    guarded = combine(imp, node, ew.MaximumOp, norm, scalar(imp, node, norm, tiny, "tiny"))
+    imp.emit(node, ew.DivOp, value, guarded, perm=perm)
+
+
+@converts("MeanVarianceNormalization")
+def mean_variance_normalization(imp: Importer, node: Node) -> None:
+    """``(x - mean) / (sqrt(variance) + 1e-9)`` over `axes` (default [0, 2, 3]; none
+    means all), the epsilon of ONNX's function body. The variance is the mean of the
+    squared deviations: ONNX's body subtracts the squared mean from the mean of the
+    squares, the same value, but that difference can round below zero."""
+    x = node.inputs[0]
+    rank = imp.rank(x)
+    require_float(imp, node, x)
+    given = node.ints_attr("axes", [0, 2, 3]) or list(range(rank))
+    axes = {node.axis(a, rank, "axis") for a in given}
+    perm = imp.perm(x)
+    value = imp.get(x, "any")
+    physical = sorted(layout.physical_axis(perm, a, rank) for a in axes)
+    _, centered, variance = _moments(imp, node, value, physical)
+    deviation = apply(imp, node, act.SqrtOp, variance)
+    eps = scalar(imp, node, deviation, 1e-9, "eps")
+    imp.emit(
+        node, ew.DivOp, centered, combine(imp, node, ew.AddOp, deviation, eps), perm=perm
+    )
+
+
+@converts("GroupNormalization")
+def group_normalization(imp: Importer, node: Node) -> None:
+    """Normalization over each group of channels (with the spatial axes) of each
+    instance, then a scale and bias per channel (per group before opset 21). Computed
+    channels-last as [N, spatial, groups, channels per group], whose axes 1 and 3 hold
+    a group's values, so that no transpose is needed."""
+    x = node.inputs[0]
+    shape = imp.shape(x)
+    rank = len(shape)
+    require_float(imp, node, x)
+    if rank < 2:
+        raise node.fail(f"the input must have a channel axis, got shape {list(shape)}")
+    channels = shape[1]
+    groups = node.int_attr("num_groups", 0)
+    if groups < 1 or channels % groups:
+        raise node.fail(
+            f"num_groups {groups} must be a positive divisor of the {channels} channels"
+        )
+    _check_stash_type(node)
+    eps = _epsilon(node, 1e-5)
+    count, what = (groups, "group") if node.opset < 21 else (channels, "channel")
+    for name in node.inputs[1:3]:
+        if imp.shape(name) != (count,):
+            raise node.fail(
+                f"'{shown(name)}' of shape {list(imp.shape(name))} must hold one value "
+                f"for each {what} ({count})"
+            )
+    perm = layout.channels_last(rank)
+    value = imp.get(x, perm)
+    size = channels // groups
+    grouped = imp.reshape(
+        value, (shape[0], math.prod(shape[2:]), groups, size), **node.source
+    )
+    _, centered, variance = _moments(imp, node, grouped, [1, 3])
+    normalized, _ = _standardized(imp, node, centered, variance, eps)
+    param_shape = (1, 1, groups, 1 if what == "group" else size)
+    scale, bias = (
+        _parameter(imp, node, name, element_of(value), param_shape)
+        for name in node.inputs[1:3]
+    )
+    result = _affine(imp, node, normalized, scale, bias)
+    imp.bind_output(node, imp.reshape(result, shape_of(value), **node.source), perm)
+
+
+@converts("RMSNormalization")
+def rms_normalization(imp: Importer, node: Node) -> None:
+    """``x / sqrt(mean(x * x) + epsilon) * scale``, the mean over the axes from `axis`
+    on (ONNX's function body, with x times the reciprocal square root); `scale`
+    broadcasts to x."""
+    x, scale_name = node.inputs[0], node.inputs[1]
+    shape = imp.shape(x)
+    rank = len(shape)
+    require_float(imp, node, x)
+    axis = node.axis(node.int_attr("axis", -1), rank)
+    _check_stash_type(node)
+    eps = _epsilon(node, 1e-5)
+    scale_shape = imp.shape(scale_name)
+    try:
+        fits = broadcast(scale_shape, shape) == tuple(shape)
+    except ShapeError:
+        fits = False
+    if not fits:
+        raise node.fail(
+            f"scale '{shown(scale_name)}' of shape {list(scale_shape)} does not "
+            f"broadcast to the input shape {list(shape)}"
+        )
+    perm = imp.perm(x)
+    value = imp.get(x, "any")
+    axes = sorted(layout.physical_axis(perm, a, rank) for a in range(axis, rank))
+    squares = apply(imp, node, act.SquareOp, value)
+    mean_square = reduced(imp, node, reduce.ReduceMeanOp, squares, axes, True)
+    normalized, _ = _standardized(imp, node, value, mean_square, eps)
+    element = element_of(value)
+    scale = imp.get(_typed(imp, node, scale_name, element), perm, rank)
+    scaled = combine(imp, node, ew.MulOp, normalized, _converted(imp, node, scale, element))
+    imp.bind_output(node, scaled, perm)

@@ -1,10 +1,15 @@
 """ONNX pooling as synap NHWC pools (1-D pools with a unit height) and global pools as
-reductions over the spatial axes."""
+reductions over the spatial axes (GlobalLpPool the Lp norm over them, as ReduceL1 /
+ReduceL2 compute it for p = 1 / 2)."""
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from synapc.dialects.synap import pool, reduce
 from synapc.importers.onnx import layout
+from synapc.importers.onnx.checks import brief
 from synapc.importers.onnx.helpers import (
     bind_channels_last,
     channels_last_2d,
@@ -12,6 +17,7 @@ from synapc.importers.onnx.helpers import (
     window_attrs,
 )
 from synapc.importers.onnx.reader import Importer, Node, converts
+from synapc.importers.onnx.reduce import lp_norm, require_float
 
 
 def _input(node: Node) -> list[str | None]:
@@ -39,7 +45,31 @@ def average_pool(imp: Importer, node: Node) -> None:
     )
 
 
-def _pool(imp: Importer, node: Node, op_class: type, props: dict) -> None:
+@converts("LpPool")
+def lp_pool(imp: Importer, node: Node) -> None:
+    """``(sum |x| ** p) ** (1 / p)`` over each (dilated) window: `synap.lp_pool2d`."""
+    require_float(imp, node, node.inputs[0])
+    _pool(imp, node, pool.LpPool2DOp, {"p": _order(node)}, dilated=True)
+
+
+def _order(node: Node) -> float:
+    """Attribute `p` of an Lp pool (an integer, a float before opset 2), checked to be a
+    positive number."""
+    p = node.attr("p", 2)
+    if isinstance(p, bool) or not isinstance(p, int | float) or not 0 < p < math.inf:
+        raise node.fail(f"attribute 'p' {brief(p)} must be a positive number")
+    return float(p)
+
+
+def _pool(
+    imp: Importer,
+    node: Node,
+    op_class: type,
+    props: dict[str, Any],
+    dilated: bool = False,
+) -> None:
+    """A 1-D or 2-D pool as `op_class` on NHWC values; `dilated` ops take the
+    `dilations` attribute (the others refuse dilations other than 1)."""
     x = node.inputs[0]
     rank = imp.rank(x)
     if rank not in (3, 4):
@@ -49,13 +79,14 @@ def _pool(imp: Importer, node: Node, op_class: type, props: dict) -> None:
     if kernel is None:
         raise node.fail("attribute 'kernel_shape' is missing")
     strides, dilations, pads = window_attrs(node, spatial, kernel)
-    if any(d != 1 for d in dilations):
+    if any(d != 1 for d in dilations) and not dilated:
         raise node.fail(f"dilations {dilations} are not supported")
     n = len(spatial)
     begins, ends = pads[:n], pads[n:]
     if node.attr("ceil_mode", 0):
         extra = []
-        for size, k, s, b, e in zip(spatial, kernel, strides, begins, ends, strict=True):
+        spans = [d * (k - 1) + 1 for k, d in zip(kernel, dilations, strict=True)]
+        for size, k, s, b, e in zip(spatial, spans, strides, begins, ends, strict=True):
             span = size + b + e - k
             out = -(-span // s) + 1
             if (out - 1) * s >= size + b:  # the last window must start inside
@@ -65,8 +96,10 @@ def _pool(imp: Importer, node: Node, op_class: type, props: dict) -> None:
             raise node.fail("ceil_mode with count_include_pad is not supported")
         ends = [e + x for e, x in zip(ends, extra, strict=True)]
     if n == 1:
-        kernel, strides = [1, *kernel], [1, *strides]
+        kernel, strides, dilations = [1, *kernel], [1, *strides], [1, *dilations]
         begins, ends = [0, *begins], [0, *ends]
+    if dilated:
+        props = {**props, "dilations": dilations}
     value = channels_last_2d(imp, node, x, quantized=node.quantized)
     op = imp.emit(
         node,
@@ -92,3 +125,18 @@ def global_pool(imp: Importer, node: Node) -> None:
     value = imp.get(x, perm, quantized=node.quantized)
     axes = [layout.physical_axis(perm, a, rank) for a in range(2, rank)]
     imp.emit(node, op_class, value, perm=perm, axes=axes, keep_dims=True)
+
+
+@converts("GlobalLpPool")
+def global_lp_pool(imp: Importer, node: Node) -> None:
+    """``(sum |x| ** p) ** (1 / p)`` over all spatial axes, keeping them as unit axes."""
+    require_float(imp, node, node.inputs[0])
+    p = _order(node)
+    x = node.inputs[0]
+    rank = imp.rank(x)
+    if rank < 2:
+        raise node.fail(f"the input must have a channel axis, got rank {rank}")
+    perm = imp.perm(x) or (layout.channels_last(rank) if rank > 2 else None)
+    value = imp.get(x, perm)
+    axes = sorted(layout.physical_axis(perm, a, rank) for a in range(2, rank))
+    imp.bind_output(node, lp_norm(imp, node, value, axes, True, p), perm)

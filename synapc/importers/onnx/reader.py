@@ -535,7 +535,7 @@ class Importer:
                 if converter is None:
                     where = f" in domain '{shown(domain)}'" if domain else ""
                     raise node.fail(f"operator is not supported{where}")
-                if not node.outputs or not node.outputs[0]:
+                if not any(node.outputs if key in OUTPUTS_OPTIONAL else node.outputs[:1]):
                     raise node.fail("its first output has no name")
                 q_index = self._quantized_consumer(node)
                 if q_index is not None:
@@ -916,18 +916,28 @@ CONVERTERS: dict[str, Converter] = {}
 QUANTIZED: dict[str, Callable[[Node], list[str | None] | None]] = {}
 
 
+#: Op types whose converters bind each named output themselves, so that any output,
+#: the first included, may be omitted (LSTM's Y).
+OUTPUTS_OPTIONAL: set[str] = set()
+
+
 def converts(
-    *op_types: str, quantized: Callable[[Node], list[str | None] | None] | None = None
+    *op_types: str,
+    quantized: Callable[[Node], list[str | None] | None] | None = None,
+    outputs_optional: bool = False,
 ) -> Callable[[Converter], Converter]:
     """Register a converter for the ONNX `op_types`; `quantized` names the inputs that
     must be quantized for the node to be converted as one quantized op (None when the
-    node's attributes rule it out)."""
+    node's attributes rule it out); `outputs_optional` says that the converter binds
+    each named output itself, so the first output may be omitted too."""
 
     def register(function: Converter) -> Converter:
         for op_type in op_types:
             CONVERTERS[op_type] = function
             if quantized is not None:
                 QUANTIZED[op_type] = quantized
+            if outputs_optional:
+                OUTPUTS_OPTIONAL.add(op_type)
         return function
 
     return register
