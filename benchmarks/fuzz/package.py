@@ -454,10 +454,13 @@ def cases(seed: int, count: int) -> Iterator[Case]:
 
 def check(path: Path) -> None:
     """What synapc does with a package: load it, assign every input, predict once, and
-    time the layers of a profiling build. JAX's compilation cache goes to a folder of
-    its own (fuzzed programs must not fill the user's)."""
+    time the layers of a profiling build. JAX's compilation cache and the cache of
+    checked programs go to folders of their own (fuzzed programs must not fill the
+    user's)."""
+    scratch = Path(tempfile.gettempdir())
+    os.environ.setdefault("SYNAPC_JAX_CACHE_DIR", str(scratch / "synapc-fuzz-jax-cache"))
     os.environ.setdefault(
-        "SYNAPC_JAX_CACHE_DIR", str(Path(tempfile.gettempdir()) / "synapc-fuzz-jax-cache")
+        "SYNAPC_PROGRAM_CACHE_DIR", str(scratch / "synapc-fuzz-program-cache")
     )
     network = Network(path)
     for tensor in network.inputs:

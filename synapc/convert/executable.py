@@ -23,6 +23,7 @@ from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.model import Model
+from synapc.runtime.program_check import register_programs
 
 
 def _avals(types: list[TensorType]) -> list[jax.ShapeDtypeStruct]:
@@ -44,7 +45,8 @@ def build_subgraph(
 ) -> Subgraph:
     """The model as one subgraph on the target's first delegate (heterogeneous splitting
     comes with partitioning): its exported program, weights and, when `profiling`, one
-    exported program per layer."""
+    exported program per layer. The programs are registered as checked
+    (`synapc.runtime.program_check`): synapc made them, they are no hostile bytes."""
     func = model.main
     try:
         function, params = lower(func, model.weights, target, model.integer_semantics)
@@ -55,6 +57,8 @@ def build_subgraph(
     layers = layer_outputs = None
     if profiling:
         layers, layer_outputs = _profiled_layers(model, target, progress)
+    # programs exported here need no checking process when this machine loads them
+    register_programs([executable, *(layer.executable for layer in layers or [])])
     return Subgraph(
         delegate=target.delegates[0],
         executable=executable,

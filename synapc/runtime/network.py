@@ -1,10 +1,12 @@
 """`Network`: load a `model.synap` and run it with JAX, without the compiler.
 
 Loading reads and verifies the package, deserializes each subgraph's `jax.export`
-program, lowers it and puts its weights on the device; nothing compiles until the first
-`predict` (JAX's persistent compilation cache, `synapc.runtime.cache`, makes that fast in
-later processes). `predict` runs the subgraphs in the bundle's order, feeding each its
-inputs from the model inputs or earlier subgraphs' outputs. Only numpy, jax and the package
+program (a program not seen before is first deserialized in a separate process, which a
+hostile program may crash instead of this one: `synapc.runtime.program_check`), lowers it
+and puts its weights on the device; nothing compiles until the first `predict` (JAX's
+persistent compilation cache, `synapc.runtime.cache`, makes that fast in later
+processes). `predict` runs the subgraphs in the bundle's order, feeding each its inputs
+from the model inputs or earlier subgraphs' outputs. Only numpy, jax and the package
 reader are imported: no xDSL, IR or importers.
 """
 
@@ -31,6 +33,7 @@ from synapc.backends.package.spec import quote
 from synapc.errors import SynapcError
 from synapc.limits import limits
 from synapc.runtime.cache import configure
+from synapc.runtime.program_check import check_programs
 from synapc.runtime.tensor import Tensor
 
 
@@ -287,6 +290,15 @@ class Network:
         self.inputs = [Tensor(spec) for spec in self.package.inputs]
         self.outputs = [Tensor(spec) for spec in self.package.outputs]
         self.statistics = Statistics()
+        # jaxlib's bytecode reader can crash on a hostile program: each is deserialized
+        # in a separate process before this one first does (the layers' when profiled)
+        check_programs(
+            self.path,
+            [
+                (f"{index}/model.stablehlo", subgraph.executable)
+                for index, subgraph in enumerate(self.package.subgraphs)
+            ],
+        )
         self._programs = []
         for index, subgraph in enumerate(self.package.subgraphs):
             where = f"{self.path}: {index}/model.stablehlo"
@@ -343,6 +355,14 @@ class Network:
                 "--profiling to time layers"
             )
         if self._layers is None:
+            check_programs(
+                self.path,
+                [
+                    (f"{i}/layers/{k}.stablehlo", layer.executable)
+                    for i, subgraph in enumerate(self.package.subgraphs)
+                    for k, layer in enumerate(subgraph.layers or [])
+                ],
+            )
             self._layers = [
                 [
                     _Program(
