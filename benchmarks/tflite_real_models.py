@@ -2,7 +2,9 @@
 
 For each packaged model (see synapc/testing/models.py) prints the file size, import +
 compile + first-run time, steady-state `exe.run` time, LiteRT's steady-state time and the
-ratio, on GENERIC (float32) and VS680 (float16 like the NPU).
+ratio, on GENERIC (float32) and VS680 (float16 like the NPU). A model with unknown (-1)
+input dimensions (`TFLITE_DYNAMIC_MODELS`) runs at its listed input shapes (given as
+`input_shapes`; LiteRT's inputs resized to them), shown as `name@shape`.
 Targets (issue 3): import + compile + first run of a ~2 MB model < 10 s; steady state
 within 3x of LiteRT.
 Timing: synapc and LiteRT are measured in alternating rounds (median of `--runs` calls
@@ -21,7 +23,7 @@ import numpy as np
 from ai_edge_litert.interpreter import Interpreter
 
 import synapc
-from synapc.testing.models import TFLITE_MODELS, model_path
+from synapc.testing.models import TFLITE_DYNAMIC_MODELS, TFLITE_MODELS, model_path
 
 
 def median_time(function, runs: int) -> float:
@@ -47,13 +49,24 @@ def main() -> None:
     )
     print(header)
     print("-" * len(header))
-    for name in sorted(TFLITE_MODELS):
-        path = model_path(name)
+    runs = [(name, None) for name in sorted(TFLITE_MODELS)]
+    runs += [
+        (name, TFLITE_DYNAMIC_MODELS[name][2]) for name in sorted(TFLITE_DYNAMIC_MODELS)
+    ]
+    for model_name, shapes in runs:
+        path = model_path(model_name)
+        name = model_name
         interpreter = Interpreter(model_path=str(path))
+        details = interpreter.get_input_details()
+        if shapes is not None:
+            name = f"{model_name}@{'x'.join(map(str, shapes[0]))}"
+            for detail, shape in zip(details, shapes, strict=True):
+                interpreter.resize_tensor_input(detail["index"], list(shape), strict=True)
         interpreter.allocate_tensors()
         rng = np.random.default_rng(0)
         details = interpreter.get_input_details()
         inputs = [rng.uniform(-1, 1, d["shape"]).astype(d["dtype"]) for d in details]
+        given = None if shapes is None else [list(s) for s in shapes]
 
         def litert(interpreter=interpreter, details=details, inputs=inputs) -> None:
             for d, x in zip(details, inputs, strict=True):
@@ -64,7 +77,7 @@ def main() -> None:
         for target in args.targets.split(","):
             start = time.perf_counter()
             try:
-                exe = synapc.compile(synapc.import_model(path), target=target)
+                exe = synapc.compile(synapc.import_model(path, given), target=target)
                 exe.run(inputs)
             except synapc.SynapcError as error:
                 print(f"{name:<28} {target:<8} failed: {error}")

@@ -130,7 +130,8 @@ def _main(argv: Sequence[str] | None) -> int:
         "--input-shape",
         action="append",
         metavar="NAME=D0,D1,...",
-        help="static shape of a model input with dynamic dimensions (repeatable)",
+        help="static shape of a model input with dynamic dimensions (ONNX symbolic, "
+        "TFLite -1 in shape_signature; repeatable)",
     )
     imp.add_argument("-o", "--output", help="output .mlir file (default: stdout)")
     imp.add_argument(

@@ -348,7 +348,7 @@ def test_range_with_a_tiny_step_is_refused(tmp_path: Path) -> None:
     path = save(tmp_path, [node], inits, NO_INPUTS)
     cli_refuses(path, "node 'range' (Range, opset 17)", "SYNAPC_MAX_FOLD_ELEMENTS")
     inits = [const("a", 0, np.int64), const("b", 2**62, np.int64), const("c", 3, np.int64)]
-    refused(save(tmp_path, [node], inits, NO_INPUTS), f"{-(-(2**62) // 3):,} values")
+    refused(save(tmp_path, [node], inits, NO_INPUTS), f"{-(-(2**62) // 3):,} elements")
     inits = [const("a", 0, np.int64), const("b", 10, np.int64), const("c", 0, np.int64)]
     refused(save(tmp_path, [node], inits, NO_INPUTS), "delta is 0")
 

@@ -119,8 +119,9 @@ def import_with_metafile(
     an ONNX input's given shape must match its static dimensions, and an input whose
     shape is not static (an ONNX input with unknown dimensions past the batch one, every
     TorchScript input) needs `shape` in its entry; a named entry may leave `shape` out
-    where the model's shape is static. TFLite shapes are checked after import
-    (`check_input_shapes`). An output name that is no tensor of the model is named as
+    where the model's shape is static; a TFLite input's given shape must match the
+    known dimensions of its shape_signature, and one with unknown (-1) dimensions past
+    the batch one needs `shape`. An output name that is no tensor of the model is named as
     the metafile's ``outputs[k].name``."""
     from synapc.importers.cut import UnknownOutputError, one_line
 
@@ -154,6 +155,8 @@ def _import_with_shapes(
         declared = [_onnx_dims(i) for i in graph_inputs]
         shapes = _checked_shapes(path, names, declared, meta, where)
         return import_onnx(path, shapes or None, proto=proto, outputs=outputs)
+    if suffix == ".tflite" and path.is_file():
+        return _import_tflite(path, meta, where, outputs)
     if suffix not in (".torchscript", ".pt", ".pth"):
         return import_model(path, None, outputs)
     try:
@@ -167,6 +170,24 @@ def _import_with_shapes(
         except SynapcError as problem:
             raise problem from None
         raise  # the metafile gave every shape: the importer's problem is another one
+
+
+def _import_tflite(
+    path: Path, meta: Metafile, where: str, outputs: Sequence[str] | None
+) -> Model:
+    """A TFLite model imported with the metafile's shapes, checked first against the
+    inputs' shape_signature (-1: unknown). An unknown dimension needs the entry's
+    `shape`, except a leading batch one of an input of rank 2 or more (it is 1)."""
+    from synapc.importers import import_model
+    from synapc.importers.tflite import input_dims
+
+    names, declared = input_dims(path)
+    shapes = _checked_shapes(path, names, declared, meta, where)
+    bound = bind_entries(names, meta, where)
+    for name, dims, k in zip(names, declared, bound, strict=True):
+        if name not in shapes and dims == [None]:  # rank 1: no batch dimension
+            raise SynapcError(_missing_shape(path, name, dims, k, meta, where))
+    return import_model(path, shapes or None, outputs)
 
 
 def _onnx_dims(value_info: onnx.ValueInfoProto) -> list[int | None]:

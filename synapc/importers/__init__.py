@@ -21,8 +21,9 @@ def import_model(
 ) -> Model:
     """Import a model file (`.tflite`, `.onnx`, TorchScript `.torchscript` / `.pt` /
     `.pth`) into the synap dialect. `input_shapes` (by input name or in input order)
-    fixes the dynamic dimensions of ONNX inputs and is required for TorchScript, which
-    records no shapes.
+    fixes the dynamic dimensions of ONNX inputs and of TFLite inputs (the -1 dimensions
+    of their shape_signature), and is required for TorchScript, which records no
+    shapes.
 
     `outputs` cuts the model: its outputs become exactly these tensors, in this order
     (``model.outputs[i].name == outputs[i]``), and only the operators they depend on
@@ -40,11 +41,7 @@ def import_model(
     if suffix == ".tflite":
         from synapc.importers.tflite import import_tflite
 
-        if input_shapes is not None:
-            raise SynapcError(
-                f"{path}: TFLite models have static shapes; drop input_shapes"
-            )
-        return import_tflite(path, outputs)
+        return import_tflite(path, outputs, input_shapes)
     if suffix == ".onnx":
         from synapc.importers.onnx import import_onnx
 

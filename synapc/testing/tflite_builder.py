@@ -476,6 +476,7 @@ class _TensorSpec:
     type: int
     buffer: int
     quant: Quant | None
+    signature: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -516,11 +517,15 @@ class ModelBuilder:
         *,
         quant: Quant | None = None,
         data: np.ndarray | bytes | None = None,
+        signature: Sequence[int] | None = None,
     ) -> int:
         """Add a tensor; without `data` it is an activation (intermediate or output).
 
         `data` (a numpy array of this shape, cast to `dtype`, or raw little-endian bytes
         for types numpy lacks) makes it a constant stored in its own buffer.
+        `signature` is written as the tensor's `shape_signature` (-1 marks a dimension
+        unknown at conversion time; `shape` then holds the placeholder LiteRT allocates
+        until the input is resized).
         """
         shape = tuple(int(d) for d in shape)
         type_ = tensor_type(dtype)
@@ -546,7 +551,8 @@ class ModelBuilder:
                 data = np.ascontiguousarray(array, dtype=little).tobytes()
             self._buffers.append(data)
             buffer = len(self._buffers) - 1
-        self._tensors.append(_TensorSpec(name, shape, type_, buffer, quant))
+        sig = None if signature is None else tuple(int(d) for d in signature)
+        self._tensors.append(_TensorSpec(name, shape, type_, buffer, quant, sig))
         return len(self._tensors) - 1
 
     def constant(
@@ -568,9 +574,11 @@ class ModelBuilder:
         dtype: DTypeLike | str,
         *,
         quant: Quant | None = None,
+        signature: Sequence[int] | None = None,
     ) -> int:
-        """Add a tensor and make it the next model input."""
-        index = self.tensor(name, shape, dtype, quant=quant)
+        """Add a tensor and make it the next model input (`signature`: its
+        `shape_signature`, see `tensor`)."""
+        index = self.tensor(name, shape, dtype, quant=quant, signature=signature)
         self._inputs.append(index)
         return index
 
@@ -731,6 +739,9 @@ class ModelBuilder:
     def _write_tensor(fb: flatbuffers.Builder, tensor: _TensorSpec) -> int:
         name = fb.CreateString(tensor.name)
         shape = _int32_vector(fb, tensor.shape)
+        signature = (
+            None if tensor.signature is None else _int32_vector(fb, tensor.signature)
+        )
         quant = None
         if tensor.quant is not None:
             scales, zero_points = tensor.quant.arrays()
@@ -748,6 +759,8 @@ class ModelBuilder:
         _Tensor.TensorAddType(fb, tensor.type)
         _Tensor.TensorAddBuffer(fb, tensor.buffer)
         _Tensor.TensorAddName(fb, name)
+        if signature is not None:
+            _Tensor.TensorAddShapeSignature(fb, signature)
         if quant is not None:
             _Tensor.TensorAddQuantization(fb, quant)
         return _Tensor.TensorEnd(fb)

@@ -84,6 +84,10 @@ def _pads(pad: tuple[int, ...]) -> list[tuple[int, int]]:
     return [(pad[0], pad[1]), (pad[2], pad[3])]
 
 
+#: The largest kernel (KH * KW taps) `_convolve` runs as gathered patches (im2col).
+_IM2COL_MAX_TAPS = 49
+
+
 def _convolve(
     x: jax.Array,
     w_hwio: jax.Array,
@@ -99,11 +103,14 @@ def _convolve(
 
     Layers on at most 4 input channels (image inputs) run as one matrix product of
     gathered patches (im2col): XLA's CPU convolution is 4-5x slower there (128x128x3, 5x5,
-    stride 2, 24 filters: 2.1 ms against 0.45 ms), while it wins for wider inputs."""
+    stride 2, 24 filters: 2.1 ms against 0.45 ms), while it wins for wider inputs. Only
+    for kernels of at most `_IM2COL_MAX_TAPS` taps: each tap is one slice for XLA to
+    compile (Basic Pitch's 256-tap audio kernels took minutes to compile)."""
     if jnp.issubdtype(acc, jnp.integer):
         x, w_hwio = x.astype(acc), w_hwio.astype(acc)
-    cin = w_hwio.shape[2]
-    if groups == 1 and tuple(input_dilation) == (1, 1) and cin <= 4:
+    kh, kw, cin = w_hwio.shape[:3]
+    small = cin <= 4 and kh * kw <= _IM2COL_MAX_TAPS
+    if groups == 1 and tuple(input_dilation) == (1, 1) and small:
         return _im2col_convolve(x, w_hwio, acc, strides, padding, dilations)
     return lax.conv_general_dilated(
         x,

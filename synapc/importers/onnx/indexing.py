@@ -361,15 +361,18 @@ def eye_like(imp: Importer, node: Node) -> None:
 
 def _beyond_fold_limit(count: int) -> str:
     """Why a result of `count` values is not computed at import."""
-    return (
-        f"its result of {count:,} values is too large to compute at import (limit "
-        f"{limit_of('max_fold_elements'):,}; SYNAPC_MAX_FOLD_ELEMENTS raises it)"
+    return (  # worded as the folder's own refusal
+        f"folding it would make a tensor of {count:,} elements, more than the limit of "
+        f"{limit_of('max_fold_elements'):,} (SYNAPC_MAX_FOLD_ELEMENTS raises it)"
     )
 
 
 def _too_large(imp: Importer, node: Node) -> None:
     """Refuse a node with constant inputs that the folder left alone: its result is too
     large to compute at import (or its inputs do not fit the operator)."""
+    refusal = imp.fold_refusals.get(id(node.proto))
+    if refusal is not None:
+        raise node.fail(refusal)
     arrays = [imp.const(n) if n else None for n in node.inputs]
     try:
         count, _ = estimate(node.op_type, arrays, node.attrs, node.opset)

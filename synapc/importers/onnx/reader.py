@@ -194,6 +194,9 @@ class Importer:
         checks.check_strings(proto, path)
         self.opset = checks.check_opsets(proto, path)
         self.folder = Folder(path, proto.opset_import)
+        #: why the folder left a node with constant inputs to its converter (by the
+        #: id of its NodeProto), for converters that cannot run it on the target either
+        self.fold_refusals: dict[int, str] = {}
         #: bytes of the host constants made so far (initializers and folded results)
         self.constant_bytes = 0
         self.weights = WeightStore()
@@ -696,7 +699,10 @@ class Importer:
             if error.kind == CannotFold.UNKNOWN:
                 return False
             if error.kind != CannotFold.INVALID and convertible:
-                return False  # it runs on the target instead
+                # it runs on the target instead; a converter that cannot run it there
+                # reports why it was not folded (`fold_refusal`)
+                self.fold_refusals[id(node.proto)] = error.reason
+                return False
             raise node.fail(error.reason) from None
         for name, array in zip(node.outputs, results, strict=False):
             if name and array is not None:

@@ -2,7 +2,10 @@
 
 `reader` walks the flatbuffer and owns the converter registry; each sibling module
 converts the TFLite operators of one synap op family (conv, pool, reduce, elementwise,
-activation, data_movement, resize, conversion) and registers them on import.
+activation, data_movement, resize, conversion, logical) and registers them on import.
+`inputs` resolves the input shapes; in a model with unknown (-1) dimensions
+`shape_rules` works out every other tensor's shape and `folding` computes its shape
+arithmetic.
 """
 
 from synapc.importers.tflite import (  # noqa: F401  (registers the converters)
@@ -12,10 +15,12 @@ from synapc.importers.tflite import (  # noqa: F401  (registers the converters)
     data_movement,
     detection,
     elementwise,
+    logical,
     pool,
     reduce,
     resize,
 )
+from synapc.importers.tflite.inputs import input_dims
 from synapc.importers.tflite.reader import CONVERTERS, import_tflite
 
-__all__ = ["CONVERTERS", "import_tflite"]
+__all__ = ["CONVERTERS", "import_tflite", "input_dims"]

@@ -22,6 +22,7 @@ from synapc.importers.tflite.helpers import (
     output_type,
 )
 from synapc.importers.tflite.reader import Importer, TfliteOp, converts
+from synapc.importers.tflite.slicing import strided_slice_bounds
 
 
 def require_same_quantization(
@@ -96,58 +97,15 @@ def _slice(imp: Importer, op: TfliteOp) -> None:
 
 @converts("STRIDED_SLICE", inputs=(4, 4))
 def _strided_slice(imp: Importer, op: TfliteOp) -> None:
-    o = op.options(tflite.StridedSliceOptions)
     require_same_quantization(imp, op, op.inputs[:1], op.outputs)
-    shape = imp.shape(op.inputs[0])
-    begin = imp.const_ints(op, 1, "begin")
-    end = imp.const_ints(op, 2, "end")
-    strides = imp.const_ints(op, 3, "strides")
-    if not len(begin) == len(end) == len(strides) or len(begin) > len(shape):
-        raise op.fail(
-            f"begin, end and strides must have one value per dimension of the input "
-            f"(at most {len(shape)}), got {len(begin)}, {len(end)} and {len(strides)}"
-        )
-    if 0 in strides:
-        raise op.fail(f"strides must not be 0, got {strides}")
-    if o is not None and (o.EllipsisMask() or o.NewAxisMask()):
-        raise op.fail("ellipsis_mask and new_axis_mask are not supported")
-    begin_mask = o.BeginMask() if o else 0
-    end_mask = o.EndMask() if o else 0
-    shrink = o.ShrinkAxisMask() if o else 0
-    offset = bool(o and o.Offset())
-    b_out, e_out, s_out = [], [], []
-    for d, size in enumerate(shape):
-        if d >= len(begin):
-            b_out.append(0), e_out.append(size), s_out.append(1)
-            continue
-        s = strides[d]
-        b, e = begin[d], end[d] + (begin[d] if offset else 0)
-        if shrink >> d & 1:
-            b = b + size if b < 0 else b
-            b_out.append(b), e_out.append(b + 1), s_out.append(1)
-            continue
-        if begin_mask >> d & 1:
-            b = 0 if s > 0 else size - 1
-        else:
-            b = b + size if b < 0 else b
-            b = min(max(b, 0), size) if s > 0 else min(max(b, -1), size - 1)
-        if end_mask >> d & 1:
-            e = size if s > 0 else -1
-        else:
-            e = e + size if e < 0 else e
-            e = min(max(e, 0), size) if s > 0 else min(max(e, -1), size - 1)
-        if s < 0 and b < 0:  # begin clamped before the front: nothing to take
-            b, e = 0, 0
-        b_out.append(b)
-        e_out.append(e)
-        s_out.append(s)
+    bounds = strided_slice_bounds(imp, op, imp.shape(op.inputs[0]))
     value = imp.value(op.inputs[0])
     out_type = output_type(imp, op)
     sliced = data_movement.StridedSliceOp.make(
         value,
-        begin=b_out,
-        end=e_out,
-        strides=s_out,
+        begin=bounds.begin,
+        end=bounds.end,
+        strides=bounds.strides,
         element_type=out_type.element_type,
         **op.source,
     )

@@ -61,11 +61,16 @@ class Quantization:
 
 @dataclass(frozen=True)
 class Tensor:
-    """One tensor of a subgraph, as stored (nothing checked against other tables)."""
+    """One tensor of a subgraph, as stored (nothing checked against other tables).
+
+    `shape_signature` is empty when the file has none; otherwise it is `shape` with -1
+    for each dimension unknown when the model was converted (`shape` then holds a
+    placeholder there, usually 1)."""
 
     index: int
     name: str
     shape: tuple[int, ...]
+    shape_signature: tuple[int, ...]
     type: int
     buffer: int
     quantization: Quantization | None
@@ -295,6 +300,7 @@ _MODEL_VERSION, _MODEL_CODES, _MODEL_SUBGRAPHS, _MODEL_BUFFERS = 0, 1, 2, 4
 _CODE_DEPRECATED, _CODE_CUSTOM, _CODE_VERSION, _CODE_BUILTIN = 0, 1, 2, 3
 _SG_TENSORS, _SG_INPUTS, _SG_OUTPUTS, _SG_OPERATORS, _SG_NAME = 0, 1, 2, 3, 4
 _T_SHAPE, _T_TYPE, _T_BUFFER, _T_NAME, _T_QUANT, _T_SPARSITY = 0, 1, 2, 3, 4, 6
+_T_SHAPE_SIGNATURE = 7
 _Q_SCALE, _Q_ZERO_POINT, _Q_DIMENSION = 2, 3, 6
 _B_DATA, _B_OFFSET, _B_SIZE = 0, 1, 2
 _OP_OPCODE, _OP_INPUTS, _OP_OUTPUTS, _OP_OPTIONS_TYPE, _OP_OPTIONS = 0, 1, 2, 3, 4
@@ -392,6 +398,9 @@ def _tensor(reader: Reader, index: int, table: Table) -> Tensor:
         index=index,
         name=name,
         shape=table.ints(_T_SHAPE, "shape", "max_tensor_rank"),
+        shape_signature=table.ints(
+            _T_SHAPE_SIGNATURE, "shape_signature", "max_tensor_rank"
+        ),
         type=table.scalar(_T_TYPE, _I8, 0, "type"),
         buffer=table.scalar(_T_BUFFER, _U32, 0, "buffer"),
         quantization=quantization,

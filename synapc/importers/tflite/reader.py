@@ -18,12 +18,21 @@ of the file bytes (no copy). Operators are converted by one small function each,
 with a message naming it, its index and its output tensor. TFLite has no layer names, so
 each op takes its first output tensor's name as `layer_name` and the operator index as
 `layer_index`.
+
+Shapes: a model whose tensors all have static shapes is imported with the shapes the file
+states. When a `shape_signature` holds -1 (a dimension unknown at conversion time, such as
+the number of audio frames), the file's `shape` holds only a placeholder there, so the
+input shapes are resolved first (`inputs.resolve_input_shapes`: from `input_shapes`, or
+the signature) and every other tensor's shape is then worked out from its operator as
+LiteRT's Prepare does after `ResizeInputTensor` (`shape_rules`), with the integer shape
+arithmetic between them (SHAPE, STRIDED_SLICE, PACK, ...) folded to constants
+(`folding`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -205,7 +214,15 @@ class Importer:
     `outputs` (TFLite tensor names) cuts the graph: the model returns those tensors, in
     that order, and only the operators they depend on are converted."""
 
-    def __init__(self, path: Path, data: bytes, outputs: Sequence[str] | None = None):
+    def __init__(
+        self,
+        path: Path,
+        data: bytes,
+        outputs: Sequence[str] | None = None,
+        input_shapes: InputShapes = None,
+        *,
+        infer_all_shapes: bool = False,
+    ):
         self.path = path
         self.data = data
         self.file: ModelFile = read_model(path, data)
@@ -219,6 +236,18 @@ class Importer:
         self._element_types: dict[int, Attribute] = {}
         self._constant_bytes = 0
         self._check_references()
+        self.input_shapes = input_shapes
+        #: whether tensor shapes are worked out from the operators instead of read from
+        #: the file: when some shape_signature has an unknown (-1) dimension, or when
+        #: asked (tests check the rules against static models this way)
+        self.resolving = infer_all_shapes or any(
+            -1 in t.shape_signature for t in self.graph.tensors
+        )
+        #: shapes known better than the file's: model inputs, tensors whose shapes were
+        #: inferred (while `resolving`) and folded constants
+        self.shapes: dict[int, tuple[int, ...]] = {}
+        #: integer tensors computed at import (shape arithmetic), by tensor index
+        self.folded: dict[int, np.ndarray] = {}
 
     # -- checks ----------------------------------------------------------------------
     def fail(self, message: str) -> SynapcError:
@@ -339,8 +368,18 @@ class Importer:
         return self.tensor(t).name or f"tensor_{t}"
 
     def shape(self, t: int) -> tuple[int, ...]:
-        """The static shape of tensor `t` (dynamic dimensions read as their stored size)."""
-        return self.tensor(t).shape
+        """The static shape of tensor `t`: resolved for model inputs, inferred from the
+        operators for computed tensors of a model with unknown dimensions, else the
+        file's."""
+        known = self.shapes.get(t)
+        return self.tensor(t).shape if known is None else known
+
+    def fixed_dims(self, t: int) -> tuple[int, ...]:
+        """Tensor `t`'s shape as the converter knew it: its shape_signature when that
+        has unknown (-1) dimensions, else its shape (LiteRT allocates `shape`)."""
+        tensor = self.tensor(t)
+        signature = tensor.shape_signature
+        return signature if -1 in signature else tensor.shape
 
     def numpy_dtype(self, t: int) -> np.dtype:
         """The numpy dtype of tensor `t`'s values."""
@@ -408,7 +447,10 @@ class Importer:
         return TensorType(self.element_type(t), self.shape(t))
 
     def constant_array(self, t: int) -> np.ndarray | None:
-        """A constant tensor's values viewed in the file bytes; None if not constant."""
+        """A constant tensor's values viewed in the file bytes (or computed at import,
+        see `folding`); None if not constant."""
+        if t in self.folded:
+            return self.folded[t]
         tensor = self.tensor(t)
         if tensor.buffer == 0:
             return None
@@ -488,6 +530,9 @@ class Importer:
         kept: set[int] | None = None
         if self.requested is not None:
             outputs, kept = self._cut(self.requested, inputs)
+        from synapc.importers.tflite.inputs import resolve_input_shapes
+
+        resolve_input_shapes(self, inputs)
         input_types = [self.tensor_type(t) for t in inputs]
         func = FuncOp("main", (input_types, []))
         for t, arg in zip(inputs, func.body.block.args, strict=True):
@@ -525,19 +570,27 @@ class Importer:
         )
 
     def _convert(self, op: TfliteOp) -> None:
-        """Convert one operator; every error names it."""
+        """Convert one operator (or fold it, see `folding`); every error names it."""
+        from synapc.importers.tflite.folding import fold
+        from synapc.importers.tflite.shape_rules import infer_output_shapes
+
         converter = CONVERTERS.get(op.name)
-        if converter is None:
-            code = self.file.operator_codes[op.record.opcode_index].builtin_code
-            if code not in _OPCODE_NAMES:
-                raise op.fail(
-                    f"builtin operator code {code} is not in the TFLite schema synapc knows"
-                )
-            raise op.fail("operator is not supported")
         self.current = op
         start = len(self.ops)
         try:
+            if fold(self, op):
+                return
+            if converter is None:
+                code = self.file.operator_codes[op.record.opcode_index].builtin_code
+                if code not in _OPCODE_NAMES:
+                    raise op.fail(
+                        f"builtin operator code {code} is not in the TFLite schema synapc "
+                        "knows"
+                    )
+                raise op.fail("operator is not supported")
             self._check_arity(op)
+            if self.resolving:
+                infer_output_shapes(self, op)
             converter(self, op)
             for new in self.ops[start:]:
                 self._check_results(op, new)
@@ -579,12 +632,36 @@ class Importer:
         return _OPCODE_NAMES.get(code.builtin_code, f"BUILTIN_{code.builtin_code}")
 
 
-def import_tflite(path: str | Path, outputs: Sequence[str] | None = None) -> Model:
+def import_tflite(
+    path: str | Path,
+    outputs: Sequence[str] | None = None,
+    input_shapes: InputShapes = None,
+) -> Model:
     """Import a `.tflite` file; a corrupt or unsupported file raises `SynapcError`.
     `outputs` (TFLite tensor names) cuts the graph there: the model returns those
     tensors in that order, only the operators they depend on are converted, and every
-    model input stays an input."""
+    model input stays an input.
+
+    `input_shapes` (by input name or in input order) gives the sizes of the unknown
+    (-1) dimensions of the inputs' shape_signature, as LiteRT's `ResizeInputTensorStrict`
+    takes them; the other dimensions must be the signature's. An unknown dimension
+    nothing gives is refused, except a leading (batch) one of an input of rank 2 or
+    more, which is 1 (see `inputs.resolve_input_shapes`)."""
     path = Path(path)
+    data = read_tflite_file(path)
+    try:
+        return Importer(path, data, outputs, input_shapes).run()
+    except (SynapcError, MemoryError, RecursionError):
+        raise
+    except Exception as error:  # a check missing from the reader: a bug
+        raise SynapcError(
+            f"{path}: corrupt TFLite model ({type(error).__name__}: {_first_line(error)})"
+        ) from None
+
+
+def read_tflite_file(path: Path) -> bytes:
+    """The bytes of the `.tflite` file `path`, within `max_model_file_bytes` and with
+    TFLite's file identifier; anything else raises `SynapcError`."""
     limit = limits().max_model_file_bytes
     try:
         size = path.stat().st_size
@@ -596,17 +673,12 @@ def import_tflite(path: str | Path, outputs: Sequence[str] | None = None) -> Mod
     check_count(len(data), "max_model_file_bytes", f"{path}: file size (bytes)")
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise SynapcError(f"{path}: not a TFLite model (no TFL3 file identifier)")
-    try:
-        return Importer(path, data, outputs).run()
-    except (SynapcError, MemoryError, RecursionError):
-        raise
-    except Exception as error:  # a check missing from the reader: a bug
-        raise SynapcError(
-            f"{path}: corrupt TFLite model ({type(error).__name__}: {_first_line(error)})"
-        ) from None
+    return data
 
 
 Converter = Callable[[Importer, TfliteOp], None]
+#: `input_shapes`: shapes by input name, or in input order
+InputShapes = Mapping[str, Sequence[int]] | Sequence[Sequence[int]] | None
 Arity = tuple[int, int | None]
 CONVERTERS: dict[str, Converter] = {}
 #: operator name -> ((fewest, most) inputs, (fewest, most) outputs); None: no maximum.
