@@ -71,6 +71,53 @@ ONNX_MODELS: dict[str, tuple[str, str, tuple[int, ...]]] = {
 }
 
 
+#: ONNX models whose inputs are not images: name -> (importable package, path inside it,
+#: {input: (static shape, kind of data, value)}); the kinds are those of
+#: `synapc.testing.signal_models.make_feeds` (audio, bytes, state, value).
+ONNX_SIGNAL_MODELS: dict[
+    str, tuple[str, str, dict[str, tuple[tuple[int, ...], str, float]]]
+] = {
+    # Google's Magika file-type classifier: 2,048 bytes of a file (int32, 256 = padding)
+    "magika": (
+        "magika",
+        "models/standard_v3_3/model.onnx",
+        {"bytes": ((1, 2048), "bytes", 0.0)},
+    ),
+    # SwiftF0 pitch tracker: one second of 16 kHz audio and the pitch range searched
+    "swift_f0": (
+        "swift_f0",
+        "model.onnx",
+        {
+            "audio": ((1, 16000), "audio", 0.0),
+            "fmin": ((), "value", 46.875),
+            "fmax": ((), "value", 2093.75),
+        },
+    ),
+    # Silero voice-activity detector, streaming: a 36 ms chunk and the LSTM state
+    "silero_vad": (
+        "silero_vad",
+        "data/silero_vad_openvino_16k.onnx",
+        {"input": ((1, 576), "audio", 0.0), "state": ((2, 1, 128), "state", 0.0)},
+    ),
+    # the same network over a sequence of chunks, with the LSTM's h and c
+    "silero_vad_sequence": (
+        "silero_vad",
+        "data/silero_vad_16k_sequence.onnx",
+        {
+            "input": ((4, 576), "audio", 0.0),
+            "h": ((1, 1, 128), "state", 0.0),
+            "c": ((1, 1, 128), "state", 0.0),
+        },
+    ),
+    # Spotify's Basic Pitch (audio to notes), its ONNX export
+    "basic_pitch_onnx": (
+        "basic_pitch",
+        "saved_models/icassp_2022/nmp.onnx",
+        {"serving_default_input_2:0": ((1, 43844, 1), "audio", 0.0)},
+    ),
+}
+
+
 def model_path(name: str) -> Path:
     """The file of a packaged model; FileNotFoundError says what to install if absent."""
     package, relative = (
@@ -78,6 +125,8 @@ def model_path(name: str) -> Path:
         if name in TFLITE_MODELS
         else TFLITE_DYNAMIC_MODELS[name][:2]
         if name in TFLITE_DYNAMIC_MODELS
+        else ONNX_SIGNAL_MODELS[name][:2]
+        if name in ONNX_SIGNAL_MODELS
         else ONNX_MODELS[name][:2]
     )
     spec = importlib.util.find_spec(package)
