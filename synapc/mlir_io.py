@@ -168,6 +168,9 @@ def _parse(
         raise MLIRTextError(
             f"{name}: line {line}: a number is out of range of its type ({error})"
         ) from None
+    except NotImplementedError as error:  # xDSL packs no values of, e.g., i74
+        line = _line_of(text, parser.pos)
+        raise MLIRTextError(f"{name}: line {line}: {error}") from None
     except RecursionError:
         line = _line_of(text, parser.pos)
         raise MLIRTextError(
@@ -340,7 +343,7 @@ class _Reader:
 
     def expect(self, token: bytes) -> None:
         if self.peek(len(token)) != token:
-            found = self.peek(20).decode("utf-8", "replace")
+            found = " ".join(self.peek(20).decode("utf-8", "replace").split())
             raise ResourceError(
                 f"expected '{token.decode()}' in resource section, found '{found}'"
             )

@@ -124,3 +124,36 @@ def test_synapc_opt_reports_one_line_naming_the_input(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.startswith(f"synapc-opt: {path}: line 2: a string literal")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_values_of_an_integer_type_xdsl_cannot_pack() -> None:
+    """Compile fuzzer finding: an i74 dense constant made xDSL raise NotImplementedError."""
+    text = (
+        "func.func @main() -> tensor<2xi74> {\n"
+        "  %0 = synap.constant dense<[1, 2]> : tensor<2xi74>\n"
+        "  func.return %0 : tensor<2xi74>\n}\n"
+    )
+    with pytest.raises(MLIRTextError, match=r"c\.mlir: line \d+: .*i74"):
+        parse_module(text, WeightStore(), name="c.mlir")
+
+
+def test_resource_section_error_is_one_line() -> None:
+    """Compile fuzzer finding: the text quoted after 'found' held a newline."""
+    text = 'builtin.module {}\n{-#\n dialect_resources: { builtin: "0x01\n" }\n#-}\n'
+    with pytest.raises(ResourceError) as error:
+        parse_module(text, WeightStore(), name="r.mlir")
+    assert "\n" not in str(error.value) and "found '\"0x01 \" } #-}'" in str(error.value)
+
+
+def test_quantized_clamp_bound_far_beyond_its_storage_saturates() -> None:
+    """Compile fuzzer finding: with a scale of 1e-30 a bound of -1.5 quantizes to
+    -1.5e30, a Python int that could not enter the program (OverflowError)."""
+    import numpy as np
+
+    import synapc
+
+    q = "!quant.uniform<i8:f32, 1.0e-30:-1>"
+    text = clamp_module('layer_name = "c", max = -1.5 : f32', q)
+    model = Model.from_module(parse_module(text, WeightStore()), WeightStore(), "q.mlir")
+    out = synapc.compile(model, "VS680").run([np.zeros((2, 8), np.int8)])[0]
+    assert (out == -128).all()

@@ -106,8 +106,8 @@ def to_python(attr: Attribute) -> Any:
     if isinstance(attr, IntegerAttr):
         value = attr.value.data
         return bool(value) if attr.type == i1 else value
-    if isinstance(attr, FloatAttr):
-        return attr.value.data
+    if isinstance(attr, FloatAttr):  # parsed from an integer literal, data is an int
+        return float(attr.value.data)
     if isinstance(attr, EnumAttribute):
         return attr.data
     if isinstance(attr, StringAttr):

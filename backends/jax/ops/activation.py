@@ -309,11 +309,14 @@ def q_clamp(
     """TFLite's quantized RELU / RELU6 / RELU_N1_TO_1 / RELU_0_TO_1 (``ReluX``): the input
     rescaled to the output with MBQM, clamped to the quantized bounds."""
     y = _mbqm(x - qi.zero_point, _ratio(qi.scale, qo.scale)) + qo.zero_point
-    low, high = qo.storage_min, qo.storage_max
+    lowest, highest = qo.storage_min, qo.storage_max
+    low, high = lowest, highest
+    # a bound far outside the storage range (a tiny scale) saturates: a Python int
+    # beyond int32 cannot enter the program
     if p.get("min") is not None:
-        low = max(low, quantize_real(p["min"], qo))
+        low = min(max(lowest, quantize_real(p["min"], qo)), highest)
     if p.get("max") is not None:
-        high = min(high, quantize_real(p["max"], qo))
+        high = max(min(highest, quantize_real(p["max"], qo)), lowest)
     return jnp.clip(y, low, high)
 
 
