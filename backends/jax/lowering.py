@@ -76,7 +76,7 @@ ONNX_INTEGER_KERNELS: set[type[Operation]] = set()
 _KERNEL_MODULES = ("activation", "conv", "conversion", "data_movement", "elementwise",
                    "normalization", "pool", "reduce", "resize",
                    "detection", "fused", "logical", "indexing",
-                   "recurrent")  # fmt: skip
+                   "recurrent", "sampling", "attention", "bitcast")  # fmt: skip
 
 
 def kernel(

@@ -9,6 +9,8 @@ from xdsl.ir import Dialect
 
 from synapc.dialects.synap import (
     activation,
+    attention,
+    bitcast,
     conv,
     conversion,
     data_movement,
@@ -22,6 +24,7 @@ from synapc.dialects.synap import (
     recurrent,
     reduce,
     resize,
+    sampling,
 )
 from synapc.dialects.synap.attributes import ATTRIBUTES
 from synapc.dialects.synap.base import SynapOp
@@ -43,8 +46,15 @@ OPS: list[type[SynapOp]] = [
     *logical.OPS,
     *indexing.OPS,
     *recurrent.OPS,
+    *attention.OPS,
+    *sampling.OPS,
+    *bitcast.OPS,
 ]
 
-Synap = Dialect("synap", OPS, [*ATTRIBUTES, *indexing.ATTRIBUTES, *recurrent.ATTRIBUTES])
+Synap = Dialect(
+    "synap",
+    OPS,
+    [*ATTRIBUTES, *indexing.ATTRIBUTES, *recurrent.ATTRIBUTES, *sampling.ATTRIBUTES],
+)
 
 __all__ = ["OPS", "ConstantOp", "Synap", "SynapOp"]

@@ -1,5 +1,5 @@
-"""Reductions over axes, arg-reductions along one axis and the running sum along one
-axis."""
+"""Reductions over axes, arg-reductions along one axis and the running sum and product
+along one axis."""
 
 from __future__ import annotations
 
@@ -131,6 +131,29 @@ class CumSumOp(SynapOp):
         shapes.normalize_axis(self.props()["axis"], len(shape_of(self.input)))
 
 
+@irdl_op_definition
+class CumProdOp(SynapOp):
+    """Running product along `axis`, with `exclusive` and `reverse` as `CumSumOp` (an
+    exclusive product starts with 1). Integers wrap around."""
+
+    name = "synap.cumprod"
+
+    input = operand_def(TensorType)
+    output = result_def(TensorType)
+    axis = int_prop()
+    exclusive = bool_prop(False)
+    reverse = bool_prop(False)
+
+    @classmethod
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
+        return [operand_shapes[0]]
+
+    def verify_semantics(self) -> None:
+        shapes.normalize_axis(self.props()["axis"], len(shape_of(self.input)))
+
+
 OPS = [
     ReduceMeanOp,
     ReduceSumOp,
@@ -140,4 +163,5 @@ OPS = [
     ArgMaxOp,
     ArgMinOp,
     CumSumOp,
+    CumProdOp,
 ]

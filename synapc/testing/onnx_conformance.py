@@ -67,6 +67,7 @@ SHAPE_OPERANDS: dict[str, tuple[int, ...]] = {
     "Slice": (1, 2, 3, 4),
     "Pad": (1, 2, 3),
     "Resize": (1, 2, 3),
+    "AffineGrid": (1,),
     "Upsample": (1,),
     "Tile": (1,),
     "Expand": (1,),
@@ -89,6 +90,11 @@ SHAPE_OPERANDS: dict[str, tuple[int, ...]] = {
     "OneHot": (1,),
     "Range": (0, 1, 2),
     "CenterCropPad": (1,),
+    "CumProd": (1,),
+    "Col2Im": (1, 2),
+    "HannWindow": (0,),
+    "HammingWindow": (0,),
+    "BlackmanWindow": (0,),
     "Trilu": (1,),
     "Compress": (1,),
     "NonZero": (0,),
@@ -177,6 +183,26 @@ _REASONS: dict[str, str] = {
     "(Sub, Div, Ceil) and builds the output in a Loop: a data-dependent output shape",
     "_STRING": "string tensors have no synap element type (synapc converts numeric and "
     "boolean tensors only)",
+    "_CONTROL_FLOW_EXPANDED": "the expanded body uses subgraph control flow (AffineGrid: "
+    "If nodes pick the 2-D / 3-D branch; LinearAttention: a Scan runs the recurrence), "
+    "which synapc does not convert",
+    "_ZERO_STATE": "a kernel of size 1 leaves a zero-length present_state (B, C, 0): "
+    "zero-size tensors are not supported by the synap dialect",
+    "_BITCAST_64BIT": "float64 / int64 values run as 32-bit ones on the target (the JAX "
+    "backend runs without 64-bit mode), so their bits cannot be reinterpreted",
+    "_SIZE_INPUT_EXPANDED": "the expanded body computes the output's size (a window's "
+    "Range, CenterCropPad's Pad / Slice bounds) from a graph input that only the "
+    "operator itself takes as a shape operand: a data-dependent output shape",
+    "_RUNTIME_QPARAMS_EXPANDED": "the expanded body feeds QuantizeLinear a scale and zero "
+    "point computed at run time; synapc's quantized types hold constant ones (the "
+    "operator itself is converted with run-time parameters)",
+    "_BF16_STEPWISE": "the expected bfloat16 outputs are numpy's step-by-step bfloat16 "
+    "arithmetic (every add of the softmax sum rounded to bfloat16); synapc accumulates "
+    "products and sums in float32, as the NPU does, and differs by one bfloat16 ulp "
+    "(3.9e-3 at 0.5), more than the suite's rtol 1e-3",
+    "_RUNTIME_PAD_VALUE_EXPANDED": "the expanded body pads the mask with a value computed "
+    "at run time (CastLike(-inf, Q)); synap.pad takes a constant pad value (the operator "
+    "itself is converted)",
 }
 
 _LOW_PRECISION_CASES = (
@@ -474,6 +500,80 @@ _RANGE_EXPANDED_CASES = (
 _MATH_UINT64_CASES = ("test_mod_uint64",)
 _LP_POOL_RANK5_CASES = ("test_lppool_3d_default",)
 
+_AFFINE_GRID_EXPANDED_CASES = (
+    "test_affine_grid_2d_expanded",
+    "test_affine_grid_2d_align_corners_expanded",
+    "test_affine_grid_3d_expanded",
+    "test_affine_grid_3d_align_corners_expanded",
+)
+_LINEAR_ATTENTION_EXPANDED_CASES = (
+    "test_linear_attention_linear_expanded",
+    "test_linear_attention_gated_expanded",
+    "test_linear_attention_gated_per_head_decay_expanded",
+    "test_linear_attention_delta_expanded",
+    "test_linear_attention_gated_delta_expanded",
+    "test_linear_attention_gated_delta_beta_scalar_expanded",
+    "test_linear_attention_gated_delta_gqa_expanded",
+    "test_linear_attention_gated_delta_mqa_expanded",
+    "test_linear_attention_decode_step_expanded",
+    "test_linear_attention_prefill_with_past_expanded",
+    "test_linear_attention_no_past_explicit_zeros_expanded",
+    "test_linear_attention_explicit_scale_expanded",
+    "test_linear_attention_fp16_expanded",
+    "test_linear_attention_linear_t1_no_past_expanded",
+)
+_CAUSAL_CONV_ZERO_STATE_CASES = ("test_causal_conv_with_state_kernel_size_one",)
+
+_BITCAST_64BIT_CASES = ("test_bitcast_float64_to_int64", "test_bitcast_int64_to_float64")
+_SIZE_INPUT_EXPANDED_CASES = (
+    *(
+        f"test_{kind}window{variant}_expanded"
+        for kind in ("hann", "hamming", "blackman")
+        for variant in ("", "_symmetric")
+    ),
+    *(
+        f"test_center_crop_pad_{variant}_expanded"
+        for variant in (
+            "crop",
+            "pad",
+            "crop_and_pad",
+            "crop_axes_hwc",
+            "crop_negative_axes_hwc",
+            "crop_axes_chw",
+        )
+    ),
+)
+_DYNAMIC_QUANTIZE_EXPANDED_CASES = tuple(
+    f"test_dynamicquantizelinear{variant}_expanded"
+    for variant in ("", "_max_adjusted", "_min_adjusted")
+)
+
+_ATTENTION_BF16_CASES = (
+    "test_attention_4d_causal_bf16",
+    "test_attention_4d_causal_bf16_expanded",
+    "test_attention_4d_padded_kv_bf16",
+    "test_attention_4d_causal_padded_kv_bf16",
+    "test_attention_4d_attn_mask_causal_bf16",
+    "test_attention_4d_attn_mask_causal_bf16_expanded",
+    "test_attention_3d_causal_bf16",
+    "test_attention_3d_causal_bf16_expanded",
+)
+_ATTENTION_PAD_VALUE_EXPANDED_CASES = (
+    "test_attention_4d_padded_kv_bf16_expanded",
+    "test_attention_4d_causal_padded_kv_bf16_expanded",
+    "test_attention_local_window_ext_cache_float16_mask_expanded",
+)
+_ROTARY_ZERO_SIZE_EXPANDED_CASES = tuple(
+    f"test_rotary_embedding{variant}_expanded"
+    for variant in (
+        "",
+        "_3d_input",
+        "_interleaved",
+        "_no_position_ids",
+        "_no_position_ids_interleaved",
+    )
+)
+
 #: Node cases of claimed operators that synapc does not match, with the reason.
 EXCLUDED: dict[str, str] = {
     name: _REASONS[group]
@@ -501,6 +601,15 @@ EXCLUDED: dict[str, str] = {
         ("_UINT64", _INDEXING_UINT64_CASES),
         ("_RANGE_EXPANDED", _RANGE_EXPANDED_CASES),
         ("_UINT64", _MATH_UINT64_CASES),
+        ("_CONTROL_FLOW_EXPANDED", _AFFINE_GRID_EXPANDED_CASES),
+        ("_CONTROL_FLOW_EXPANDED", _LINEAR_ATTENTION_EXPANDED_CASES),
+        ("_ZERO_STATE", _CAUSAL_CONV_ZERO_STATE_CASES),
+        ("_BITCAST_64BIT", _BITCAST_64BIT_CASES),
+        ("_SIZE_INPUT_EXPANDED", _SIZE_INPUT_EXPANDED_CASES),
+        ("_RUNTIME_QPARAMS_EXPANDED", _DYNAMIC_QUANTIZE_EXPANDED_CASES),
+        ("_BF16_STEPWISE", _ATTENTION_BF16_CASES),
+        ("_RUNTIME_PAD_VALUE_EXPANDED", _ATTENTION_PAD_VALUE_EXPANDED_CASES),
+        ("_ZERO_SIZE", _ROTARY_ZERO_SIZE_EXPANDED_CASES),
     )
     for name in names
 }

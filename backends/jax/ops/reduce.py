@@ -16,8 +16,8 @@ Quantized reductions follow LiteRT's reference kernels (``tflite/kernels/reduce.
   output quantization.
 * ARG_MAX and ARG_MIN compare the stored integers (the first extreme index wins).
 
-`synap.reduce_prod` and `synap.cumsum` run on float and integer values (integers wrap
-around, as ONNX's and TFLite's do); they have no quantized kernel here.
+`synap.reduce_prod`, `synap.cumsum` and `synap.cumprod` run on float and integer values
+(integers wrap around, as ONNX's and TFLite's do); they have no quantized kernel here.
 """
 
 from __future__ import annotations
@@ -151,13 +151,15 @@ def product(
     return [result.astype(args[0].dtype)]
 
 
-@kernel(reduce.CumSumOp)
+@kernel(reduce.CumSumOp, reduce.CumProdOp)
 def cumulative_sum(
     op: reduce.CumSumOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Running sum along the axis, from its end with `reverse`; `exclusive` sums the
-    elements before each one (shifting the input by one along the axis, with a 0 in
-    front, so that no subtraction rounds). Narrower floats accumulate in float32."""
+    """Running sum (product for `synap.cumprod`) along the axis, from its end with
+    `reverse`; `exclusive` combines the elements before each one (shifting the input by
+    one along the axis, with a 0 (1) in front, so that no subtraction or division
+    rounds). Narrower floats accumulate in float32."""
+    product = isinstance(op, reduce.CumProdOp)
     float_only(op)
     p = op.props()
     x = args[0]
@@ -167,11 +169,13 @@ def cumulative_sum(
         values = jnp.flip(values, axis)
     if p["exclusive"]:
         size = values.shape[axis]
-        head = jnp.zeros_like(lax.slice_in_dim(values, 0, 1, axis=axis))
+        first = lax.slice_in_dim(values, 0, 1, axis=axis)
+        head = jnp.ones_like(first) if product else jnp.zeros_like(first)
         values = jnp.concatenate(
             [head, lax.slice_in_dim(values, 0, size - 1, axis=axis)], axis=axis
         )
-    total = jnp.cumsum(values, axis=axis, dtype=values.dtype)
+    running = jnp.cumprod if product else jnp.cumsum
+    total = running(values, axis=axis, dtype=values.dtype)
     if p["reverse"]:
         total = jnp.flip(total, axis)
     return [total.astype(x.dtype)]

@@ -111,3 +111,15 @@ func.func @cumsum(%x: tensor<2x5xf32>, %i: tensor<2x5xi64>) {
   // CHECK-NEXT: func.return
   func.return
 }
+
+// CHECK-LABEL: func.func @cumprod(
+func.func @cumprod(%x: tensor<2x5xf32>, %i: tensor<5xi32>) {
+  // CHECK-NEXT: %0 = synap.cumprod %x {axis = 0 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  // GENERIC: %0 = "synap.cumprod"(%x) <{axis = 0 : i64, exclusive = false, reverse = false}> : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %0 = synap.cumprod %x {axis = 0 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  // CHECK-NEXT: %1 = synap.cumprod %i {layer_name = "product", layer_index = 28 : i64, axis = -1 : i64, exclusive = true, reverse = true} : (tensor<5xi32>) -> tensor<5xi32>
+  // GENERIC: %1 = "synap.cumprod"(%i) <{axis = -1 : i64, exclusive = true, reverse = true}> {layer_name = "product", layer_index = 28 : i64} : (tensor<5xi32>) -> tensor<5xi32>
+  %1 = synap.cumprod %i {layer_name = "product", layer_index = 28 : i64, axis = -1 : i64, exclusive = true, reverse = true} : (tensor<5xi32>) -> tensor<5xi32>
+  // CHECK-NEXT: func.return
+  func.return
+}

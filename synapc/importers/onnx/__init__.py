@@ -6,18 +6,24 @@ each sibling module converts one family of ONNX operators and registers them on 
 
 from synapc.importers.onnx import (  # noqa: F401  (registers the converters)
     activation,
+    attention,
     conv,
     conversion,
     data_movement,
     elementwise,
     indexing,
     logical,
+    losses,
+    misc,
     normalization,
     pool,
     quantized,
     recurrent,
     reduce,
     resize,
+    sampling,
+    scattering,
+    sequence_mixing,
     shape,
 )
 from synapc.importers.onnx.reader import CONVERTERS, import_onnx, load_onnx
