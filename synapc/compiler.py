@@ -73,6 +73,7 @@ def check_model(model: Model) -> FuncOp:
                     f"{where}: {kind[:-1]} '{info.name}' is {list(info.shape)} "
                     f"{info.element_type} in the model but {t} in @main"
                 )
+    _check_state(model)
     try:
         model.integer_semantics  # noqa: B018  (refuses an unknown value)
         check_function(func, model.weights)
@@ -81,6 +82,35 @@ def check_model(model: Model) -> FuncOp:
     except SynapcError as error:
         raise SynapcError(f"{where}: {error}") from None
     return func
+
+
+def _check_state(model: Model) -> None:
+    """Each state pairs a distinct model input with a distinct model output of the same
+    shape and type, and its initial value fits them."""
+    where = _where(model)
+    seen_in: set[int] = set()
+    seen_out: set[int] = set()
+    for state in model.state:
+        what = f"{where}: state '{state.name}'"
+        if not (
+            0 <= state.input < len(model.inputs) and 0 <= state.output < len(model.outputs)
+        ):
+            raise SynapcError(f"{what}: input {state.input} / output {state.output} "
+                              "is not a model input / output")  # fmt: skip
+        if state.input in seen_in or state.output in seen_out:
+            raise SynapcError(f"{what}: its input or output belongs to another state")
+        seen_in.add(state.input)
+        seen_out.add(state.output)
+        given, taken = model.inputs[state.input], model.outputs[state.output]
+        if (given.shape, given.element_type) != (taken.shape, taken.element_type):
+            raise SynapcError(f"{what}: input '{given.name}' and output '{taken.name}' "
+                              "differ in shape or type")  # fmt: skip
+        initial = np.asarray(state.initial)
+        if initial.shape != given.shape or initial.dtype != given.dtype:
+            raise SynapcError(
+                f"{what}: initial value is {list(initial.shape)} {initial.dtype}, the "
+                f"state is {list(given.shape)} {given.dtype}"
+            )
 
 
 def optimize(model: Model, pipeline: Sequence[str] = DEFAULT_PIPELINE) -> Model:
@@ -99,14 +129,19 @@ def optimize(model: Model, pipeline: Sequence[str] = DEFAULT_PIPELINE) -> Model:
         get_pass(name)().apply(ctx, module)
     module.verify()
     return Model(module, model.weights, model.inputs, model.outputs, model.source,
-                 dict(model.metadata))  # fmt: skip
+                 dict(model.metadata), state=list(model.state))  # fmt: skip
 
 
 class Executable:
     """A compiled model: `run(inputs)` takes and returns numpy arrays in model order.
 
     Lowering checks and traces the whole program (see the module docstring): whatever
-    the backend cannot run is refused here with a `SynapcError` naming the layer."""
+    the backend cannot run is refused here with a `SynapcError` naming the layer.
+
+    A streaming model's state (`Model.state`) is kept here: each run feeds the current
+    state and keeps the state the program returns, starting from the initial values
+    (`reset_state` goes back to them); `inputs`, `outputs` and `run` show the model's
+    other inputs and outputs only."""
 
     def __init__(self, model: Model, target: Target):
         from synapc.backends.jax.lowering import UnsupportedOpError, lower
@@ -126,30 +161,53 @@ class Executable:
             raise UnsupportedOpError(f"{where}: {error}") from None
         except SynapcError as error:
             raise SynapcError(f"{where}: {error}") from None
+        state_inputs = {s.input for s in model.state}
+        state_outputs = {s.output for s in model.state}
+        #: positions of the user's inputs / outputs among the program's
+        self._inputs = [i for i in range(len(model.inputs)) if i not in state_inputs]
+        self._outputs = [i for i in range(len(model.outputs)) if i not in state_outputs]
+        self._state: list[np.ndarray] = []
+        self.reset_state()
+
+    def reset_state(self) -> None:
+        """Set the model's state (if any) back to its initial values, as before the
+        first run."""
+        self._state = [
+            np.asarray(s.initial).astype(
+                device_dtype(self.model.inputs[s.input].dtype), copy=True
+            )
+            for s in self.model.state
+        ]
 
     @property
     def inputs(self) -> list[TensorInfo]:
-        """The model inputs, in order."""
-        return self.model.inputs
+        """The model inputs, in order (state inputs left out)."""
+        return [self.model.inputs[i] for i in self._inputs]
 
     @property
     def outputs(self) -> list[TensorInfo]:
-        """The model outputs, in order."""
-        return self.model.outputs
+        """The model outputs, in order (state outputs left out)."""
+        return [self.model.outputs[i] for i in self._outputs]
 
     def run(self, inputs: Sequence[Any] | Mapping[str, Any]) -> list[np.ndarray]:
         """Run one inference; `inputs` is a list in model order or a dict by input name.
+        A streaming model's state advances by one run (see the class docstring).
 
         Each value must have the input's shape; floats and integers are converted to a
         float input's dtype, integers (in range) to an integer or quantized input's
         (quantized inputs take their stored integers); anything else is refused with a
         `SynapcError` naming the input."""
-        arrays = self._input_arrays(inputs)
+        arrays: list[Any] = [None] * len(self.model.inputs)
+        for i, array in zip(self._inputs, self._input_arrays(inputs), strict=True):
+            arrays[i] = array
+        for state, value in zip(self.model.state, self._state, strict=True):
+            arrays[state.input] = value
         outputs = self._function(self._params, *arrays)
+        self._state = [np.asarray(outputs[s.output]) for s in self.model.state]
         # JAX runs without 64-bit mode: int64 results come back as int32 (same values).
         return [
-            np.asarray(o).astype(info.dtype, copy=False)
-            for o, info in zip(outputs, self.outputs, strict=True)
+            np.asarray(outputs[i]).astype(info.dtype, copy=False)
+            for i, info in zip(self._outputs, self.outputs, strict=True)
         ]
 
     def _input_arrays(self, inputs: Sequence[Any] | Mapping[str, Any]) -> list[np.ndarray]:

@@ -37,10 +37,24 @@ class TensorInfo:
         return t if isinstance(t, UniformQuantizedType) else None
 
 
+@dataclass(frozen=True)
+class StateInfo:
+    """A value a model carries from one run to the next (a TFLite resource variable of a
+    streaming model): model input `input` takes it before a run, model output `output`
+    gives it after; `initial` holds it before the first run. The runtime feeds and keeps
+    it, so users see the other inputs and outputs only."""
+
+    name: str
+    input: int
+    output: int
+    initial: np.ndarray
+
+
 @dataclass
 class Model:
     """An imported model: its module (entry function `main`), the weights the module's
-    handles refer to, and the ordered model inputs and outputs."""
+    handles refer to, and the ordered model inputs and outputs (state included: see
+    `state`)."""
 
     module: ModuleOp
     weights: WeightStore
@@ -51,6 +65,9 @@ class Model:
     #: Files an importer produced on the way (TorchScript: the translated ONNX model),
     #: by file name; `synapc convert --preserve` writes them.
     artifacts: dict[str, bytes] = field(default_factory=dict)
+    #: Values carried between runs (see `StateInfo`); their inputs and outputs are in
+    #: `inputs` / `outputs` (the signature of @main) but the runtime hides them.
+    state: list[StateInfo] = field(default_factory=list)
 
     @classmethod
     def from_module(cls, module: ModuleOp, weights: WeightStore, source: str = "") -> Model:

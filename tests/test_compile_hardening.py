@@ -167,18 +167,19 @@ def test_result_beyond_the_limits_names_the_layer() -> None:
 
 def test_intermediate_beyond_the_limits_names_the_layer() -> None:
     """The traced program is checked too: a convolution on 3 channels runs as one
-    matrix product of gathered patches, 81 times the input here."""
+    matrix product of gathered patches, 49 times the input here (a 7 x 7 kernel, the
+    largest that runs so)."""
     model = _model(
-        "%w = synap.constant dense_resource<w> : tensor<8x9x9x3xf32>\n"
+        "%w = synap.constant dense_resource<w> : tensor<8x7x7x3xf32>\n"
         '%y = synap.conv2d %x, %w {layer_name = "wide"} : (tensor<1x64x64x3xf32>, '
-        "tensor<8x9x9x3xf32>) -> tensor<1x56x56x8xf32>\n"
-        "func.return %y : tensor<1x56x56x8xf32>",
+        "tensor<8x7x7x3xf32>) -> tensor<1x58x58x8xf32>\n"
+        "func.return %y : tensor<1x58x58x8xf32>",
         "%x: tensor<1x64x64x3xf32>",
-        "tensor<1x56x56x8xf32>",
+        "tensor<1x58x58x8xf32>",
     )
     with use_limits(max_tensor_elements=100_000):
         _refused(model, 'layer "wide" (op #1, synap.conv2d): an intermediate float')
-    assert _runs(model)[0].shape == (1, 56, 56, 8)  # within the default limits
+    assert _runs(model)[0].shape == (1, 58, 58, 8)  # within the default limits
 
 
 def test_attribute_beyond_the_limits_is_refused() -> None:

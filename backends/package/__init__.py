@@ -7,7 +7,11 @@ Layout (an uncompressed ZIP_STORED archive; every entry dated 1980-01-01 00:00:0
   "sha256", "synapc"}, "inputs": [tensor], "outputs": [tensor], "graph": [{"model":
   "0/model.json", "inputs": [{"subgraph": -1, "out": 0}, ...]}], "outputs_from":
   [{"subgraph": k, "out": j}], "metadata": {str: str}, "members": {name: {"size",
-  "sha256"}}}``. A graph input ``{"subgraph": -1, "out": i}`` is model input i, otherwise
+  "sha256"}}}``, and for a streaming model ``"state": [{"name", "input": i, "output": j,
+  "initial": {"dtype", "shape", "offset", "nbytes"}}]`` with the initial values in the
+  member `state.bin`: model input i takes the state before a run, model output j gives
+  it after (`synapc.Network` carries it and shows the other inputs / outputs only).
+  A graph input ``{"subgraph": -1, "out": i}`` is model input i, otherwise
   output j of an earlier subgraph k. `members` lists every other member with its size and
   SHA-256; the reader refuses unlisted, missing or altered members.
 - per subgraph i: `i/model.json` ``{"delegate": "npu"|"gpu"|"cpu", "executable":
@@ -50,6 +54,7 @@ from synapc.backends.package.spec import (
     PackageError,
     ProfiledLayer,
     Quantization,
+    StateSpec,
     Subgraph,
     TensorSpec,
 )
@@ -61,6 +66,7 @@ __all__ = [
     "PackageError",
     "ProfiledLayer",
     "Quantization",
+    "StateSpec",
     "Subgraph",
     "SubgraphModel",
     "TensorSpec",

@@ -52,6 +52,7 @@ from synapc.backends.package.spec import (
     FieldError,
     PackageError,
     ProfiledLayer,
+    StateSpec,
     TensorSpec,
     array,
     choice,
@@ -66,7 +67,7 @@ from synapc.backends.package.spec import (
     shape_of,
     string,
 )
-from synapc.backends.package.writer import ALIGNMENT, BUNDLE, FORMAT, VERSION
+from synapc.backends.package.writer import ALIGNMENT, BUNDLE, FORMAT, STATE, VERSION
 from synapc.limits import limits
 
 _EOCD = struct.Struct("<4s4H2IH")
@@ -123,6 +124,7 @@ class Package:
         outputs: list[TensorSpec],
         output_refs: list[tuple[int, int]],
         size: int,
+        state: list[StateSpec] | None = None,
     ):
         self.path = path
         self.bundle = bundle
@@ -131,6 +133,8 @@ class Package:
         self.outputs = outputs
         self.output_refs = output_refs
         self.size = size
+        #: the values a streaming model carries between runs (see `StateSpec`)
+        self.state = state or []
 
     @property
     def target(self) -> str:
@@ -546,7 +550,7 @@ def _bundle(path: Path, members: dict[str, memoryview]) -> dict[str, Any]:
             f"synapc reads version {VERSION})"
         )
     try:
-        obj(bundle, "", _BUNDLE_FIELDS)
+        obj(bundle, "", _BUNDLE_FIELDS, ("state",))
         string(bundle["target"], "target")
         for key in ("source", "metadata"):
             for name, value in mapping(bundle[key], key).items():
@@ -637,6 +641,7 @@ class _Reader:
                 _check_ref(at, k, out, sources)
                 source = f"output {out} of subgraph {k}"
                 _same(outputs[j], sources[k + 1][out], item_path("outputs", j), source)
+            state = self._state(inputs, outputs)
         except FieldError as error:
             raise PackageError(f"{self.path}: {member}: {error}") from None
         unused = sorted(set(self.members) - self.used)
@@ -645,8 +650,40 @@ class _Reader:
                 f"{self.path}: member {quote(unused[0])} is listed but no subgraph uses it"
             )
         return Package(
-            self.path, self.bundle, subgraphs, inputs, outputs, output_refs, size
+            self.path, self.bundle, subgraphs, inputs, outputs, output_refs, size, state
         )
+
+    def _state(
+        self, inputs: list[TensorSpec], outputs: list[TensorSpec]
+    ) -> list[StateSpec]:
+        """The bundle's `state`: each entry pairs a distinct model input with a distinct
+        model output of the same shape and type, its initial value (in `STATE`) fits."""
+        if "state" not in self.bundle:
+            return []
+        entries = array(self.bundle["state"], "state")
+        if STATE not in self.members:
+            raise FieldError("state", f"names a missing member {quote(STATE)}")
+        self.used.add(STATE)
+        state: list[StateSpec] = []
+        for n, raw in enumerate(entries):
+            at = item_path("state", n)
+            entry = obj(raw, at, ("name", "input", "output", "initial"))
+            i = integer(entry["input"], key_path(at, "input"), 0, len(inputs) - 1)
+            o = integer(entry["output"], key_path(at, "output"), 0, len(outputs) - 1)
+            if any(s.input == i or s.output == o for s in state):
+                raise FieldError(at, "its input or output carries another state")
+            _same(outputs[o], inputs[i], key_path(at, "output"), f"model input {i}")
+            [initial] = self._weights(STATE, [entry["initial"]], key_path(at, "initial"))
+            spec = inputs[i]
+            if initial.shape != spec.shape or initial.dtype.name != spec.data_type:
+                raise FieldError(
+                    key_path(at, "initial"),
+                    f"is {initial.dtype.name}{list(initial.shape)}, but model input {i} "
+                    f"is {spec.data_type}{list(spec.shape)}",
+                )
+            name = string(entry["name"], key_path(at, "name"))
+            state.append(StateSpec(name, i, o, initial))
+        return state
 
     def _tensors(self, value: Any, at: str) -> list[TensorSpec]:
         return [

@@ -408,6 +408,19 @@ class ProfiledLayer:
 
 
 @dataclass(frozen=True)
+class StateSpec:
+    """A value the package carries from one prediction to the next (a streaming model's
+    resource variable): model input `input` takes it before a run, model output `output`
+    gives it after, `initial` holds it before the first run. `synapc.Network` feeds and
+    keeps it; users see the other inputs and outputs only."""
+
+    name: str
+    input: int
+    output: int
+    initial: np.ndarray
+
+
+@dataclass(frozen=True)
 class Subgraph:
     """One delegate region: its exported program ``f(weights, *inputs)`` and tensors.
 

@@ -20,6 +20,7 @@ from synapc.backends.package.spec import (
     DATA_TYPES,
     DELEGATES,
     ProfiledLayer,
+    StateSpec,
     Subgraph,
     TensorSpec,
 )
@@ -27,6 +28,8 @@ from synapc.backends.package.spec import (
 FORMAT = "synapc.model"
 VERSION = 1
 BUNDLE = "bundle.json"
+#: The member holding the initial values of a streaming model's state.
+STATE = "state.bin"
 #: Each array in a weights file starts at a multiple of this many bytes.
 ALIGNMENT = 64
 _DATE = (1980, 1, 1, 0, 0, 0)
@@ -137,11 +140,13 @@ def build_package(
     output_refs: list[tuple[int, int]],
     subgraphs: list[Subgraph],
     metadata: dict[str, str] | None = None,
+    state: Sequence[StateSpec] = (),
 ) -> bytes:
     """The complete `model.synap` bytes; the same arguments give the same bytes.
 
     `source` is ``{"model": file name, "sha256": hex, "synapc": version}``;
-    `output_refs[i]` is the ``(subgraph, output)`` that computes model output i.
+    `output_refs[i]` is the ``(subgraph, output)`` that computes model output i;
+    `state` pairs model inputs and outputs a streaming model carries between runs.
     Inconsistent arguments (a reference to nothing) raise `ValueError`.
     """
     if len(output_refs) != len(outputs):
@@ -162,6 +167,7 @@ def build_package(
         )
         counts.append(len(subgraph.outputs))
     _check_refs(output_refs, counts, "model outputs")
+    state_json = _state_json(state, inputs, outputs, members)
     bundle = {
         "format": FORMAT,
         "version": VERSION,
@@ -177,12 +183,40 @@ def build_package(
             for name, data in sorted(members.items())
         },
     }
+    if state_json:  # packages without state keep their bytes
+        bundle["state"] = state_json
     stream = io.BytesIO()
     with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
         _write(archive, BUNDLE, dumps(bundle))
         for name in sorted(members):
             _write(archive, name, members[name])
     return stream.getvalue()
+
+
+def _state_json(
+    state: Sequence[StateSpec],
+    inputs: list[TensorSpec],
+    outputs: list[TensorSpec],
+    members: dict[str, bytes],
+) -> list[dict[str, Any]]:
+    """The bundle's `state` entries; their initial values go to the `STATE` member."""
+    if not state:
+        return []
+    pairs = {(s.input, s.output) for s in state}
+    if len({i for i, _ in pairs}) != len(state) or len({o for _, o in pairs}) != len(state):
+        raise ValueError("state: each input and output may carry one state")
+    for s in state:
+        if not (0 <= s.input < len(inputs) and 0 <= s.output < len(outputs)):
+            raise ValueError(f"state '{s.name}': input or output index out of range")
+        spec = inputs[s.input]
+        if s.initial.shape != spec.shape or s.initial.dtype.name != spec.data_type:
+            raise ValueError(f"state '{s.name}': initial value does not fit its input")
+    blob, entries = pack_weights([s.initial for s in state])
+    members[STATE] = blob
+    return [
+        {"name": s.name, "input": s.input, "output": s.output, "initial": entry}
+        for s, entry in zip(state, entries, strict=True)
+    ]
 
 
 def _write(archive: zipfile.ZipFile, name: str, data: bytes) -> None:

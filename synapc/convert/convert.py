@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
+from typing import TypeVar
 
-from synapc.backends.package import build_package
+from synapc.backends.package import StateSpec, build_package
 from synapc.backends.targets import get_target
 from synapc.convert import signature
 from synapc.convert.executable import build_subgraph, layer_ops
@@ -153,19 +154,33 @@ def _convert(
     keep("imported", model.module)
     if preserve:
         stages.update({f"{INTERMEDIATE}/{n}": data for n, data in model.artifacts.items()})
-    bound_inputs = signature.bind_inputs(model, metafile, where)
-    signature.check_input_shapes(model, bound_inputs, where, metafile)
-    bound_outputs = _bind_outputs(model, metafile, where)
+    # the metafile describes the user's inputs and outputs: a streaming model's state
+    # inputs and outputs are bound to no entry and keep their types and layout
+    state = model.state
+    user = _without_state(model)
+    bound_inputs = signature.bind_inputs(user, metafile, where)
+    signature.check_input_shapes(user, bound_inputs, where, metafile)
+    bound_outputs = _bind_outputs(user, metafile, where)
+    bound_inputs = _spread(bound_inputs, {s.input for s in state}, len(model.inputs))
+    bound_outputs = _spread(bound_outputs, {s.output for s in state}, len(model.outputs))
     have = signature.source_layout(path.name)
     layout = have if metafile.data_layout == "default" else metafile.data_layout
+    if state and layout not in ("default", have):
+        raise SynapcError(
+            f"{where}: data_layout: {layout} would transpose the state the model keeps "
+            f"between runs; convert this streaming model in its own layout ({have})"
+        )
     model = signature.apply_layout(model, layout, have)
     model = signature.dequantize_outputs(
         model,
         [
             metafile.dequantize_outputs or (e is not None and e.dequantize)
-            for e in bound_outputs
+            if i not in {s.output for s in state}
+            else False
+            for i, e in enumerate(bound_outputs)
         ],
     )
+    model.state = list(state)  # the signature rewrites keep every input / output index
     keep("signature", model.module)
     source_names = layer_names(model.main)
 
@@ -187,6 +202,7 @@ def _convert(
         output_refs=[(0, j) for j in range(len(outputs))],
         subgraphs=[subgraph],
         metadata={"metafile": fields["metafile"]},
+        state=[StateSpec(s.name, s.input, s.output, s.initial) for s in optimized.state],
     )
     info = model_info(
         title=f"synapc {fields['synapc']}: {path.name} converted for {spec.name}\n"
@@ -200,6 +216,33 @@ def _convert(
         layers=layer_ops(optimized.main),
     )
     return {PACKAGE: package, MODEL_INFO: info.encode(), **stages}
+
+
+_T = TypeVar("_T")
+
+
+def _without_state(model: Model) -> Model:
+    """`model` as the user sees it: its inputs and outputs less the state's (for
+    binding metafile entries; the module is shared, not rewritten)."""
+    if not model.state:
+        return model
+    state_inputs = {s.input for s in model.state}
+    state_outputs = {s.output for s in model.state}
+    return Model(
+        model.module,
+        model.weights,
+        [info for i, info in enumerate(model.inputs) if i not in state_inputs],
+        [info for i, info in enumerate(model.outputs) if i not in state_outputs],
+        model.source,
+        dict(model.metadata),
+    )
+
+
+def _spread(bound: list[_T | None], skipped: set[int], total: int) -> list[_T | None]:
+    """`bound` (one entry per user input or output) at its place among `total`, with
+    None at the `skipped` (state) positions."""
+    entries = iter(bound)
+    return [None if i in skipped else next(entries) for i in range(total)]
 
 
 def _cut(metafile: Metafile) -> list[str]:

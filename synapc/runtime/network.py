@@ -281,14 +281,30 @@ class _Program:
 
 
 class Network:
-    """A loaded `model.synap`: assign `inputs`, call `predict`, read `outputs`."""
+    """A loaded `model.synap`: assign `inputs`, call `predict`, read `outputs`.
+
+    A streaming model's state (the package's `state`) is kept here: each `predict`
+    feeds the current state and keeps the new one, starting from the initial values
+    (`reset_state` goes back to them); `inputs` and `outputs` are the others."""
 
     def __init__(self, path: str | os.PathLike[str]):
         configure()
         self.path = Path(path)
         self.package = read_package(self.path)
-        self.inputs = [Tensor(spec) for spec in self.package.inputs]
-        self.outputs = [Tensor(spec) for spec in self.package.outputs]
+        state = self.package.state
+        #: positions of the user's inputs / outputs among the package's
+        self._input_positions = [
+            i for i in range(len(self.package.inputs)) if i not in {s.input for s in state}
+        ]
+        self._output_positions = [
+            i
+            for i in range(len(self.package.outputs))
+            if i not in {s.output for s in state}
+        ]
+        self.inputs = [Tensor(self.package.inputs[i]) for i in self._input_positions]
+        self.outputs = [Tensor(self.package.outputs[i]) for i in self._output_positions]
+        self._state: list[Any] = []
+        self.reset_state()
         self.statistics = Statistics()
         # jaxlib's bytecode reader can crash on a hostile program: each is deserialized
         # in a separate process before this one first does (the layers' when profiled)
@@ -314,6 +330,11 @@ class Network:
     def __repr__(self) -> str:
         return f"Network('{self.path}', inputs={self.inputs}, outputs={self.outputs})"
 
+    def reset_state(self) -> None:
+        """Set a streaming model's state back to its initial values (as before the
+        first `predict`); nothing to do for other models."""
+        self._state = [s.initial.copy() for s in self.package.state]
+
     def predict(self) -> list[Tensor]:
         """Run one inference on the inputs' current values; the results are stored in
         (and returned as) `outputs`. The first call compiles."""
@@ -321,8 +342,9 @@ class Network:
         values = self._run_graph()
         results = [values[ref] for ref in self.package.output_refs]
         jax.block_until_ready(results)
-        for tensor, result in zip(self.outputs, results, strict=True):
-            tensor._set(np.asarray(result))
+        self._state = [results[s.output] for s in self.package.state]
+        for tensor, i in zip(self.outputs, self._output_positions, strict=True):
+            tensor._set(np.asarray(results[i]))
         elapsed = (time.perf_counter_ns() - start) / 1000.0
         self.statistics.inference_count += 1
         self.statistics.total_time_us += elapsed
@@ -332,15 +354,23 @@ class Network:
     def _run_graph(self) -> dict[tuple[int, int], Any]:
         """Every subgraph's outputs, keyed ``(subgraph, output)``; model inputs are
         ``(-1, i)``."""
-        values: dict[tuple[int, int], Any] = {
-            (-1, i): t._value for i, t in enumerate(self.inputs)
-        }
+        values = self._model_inputs()
         for k, (subgraph, program) in enumerate(
             zip(self.package.subgraphs, self._programs, strict=True)
         ):
             outputs = program([values[ref] for ref in subgraph.input_refs])
             for j, value in enumerate(outputs):
                 values[(k, j)] = value
+        return values
+
+    def _model_inputs(self) -> dict[tuple[int, int], Any]:
+        """The package's model inputs keyed ``(-1, i)``: the user's and the state."""
+        values: dict[tuple[int, int], Any] = {
+            (-1, i): t._value
+            for i, t in zip(self._input_positions, self.inputs, strict=True)
+        }
+        for state, value in zip(self.package.state, self._state, strict=True):
+            values[(-1, state.input)] = value
         return values
 
     def profile(self) -> list[LayerTiming]:
@@ -375,9 +405,7 @@ class Network:
                 for i, subgraph in enumerate(self.package.subgraphs)
             ]
         timings = []
-        values: dict[tuple[int, int], Any] = {
-            (-1, i): t._value for i, t in enumerate(self.inputs)
-        }
+        values = self._model_inputs()
         for k, subgraph in enumerate(self.package.subgraphs):
             results: dict[tuple[int, int], Any] = {
                 (-1, i): values[ref] for i, ref in enumerate(subgraph.input_refs)

@@ -98,6 +98,14 @@ _Buffer = _schema("Buffer")
 _Operator = _schema("Operator")
 _OperatorCode = _schema("OperatorCode")
 _QuantizationParameters = _schema("QuantizationParameters")
+_SparsityParameters = _schema("SparsityParameters")
+_DimensionMetadata = _schema("DimensionMetadata")
+#: SparseIndexVector member (union tag, generated module) of each index type
+_INDEX_VECTORS = {
+    "int32": (1, "Int32Vector"),
+    "uint16": (2, "Uint16Vector"),
+    "uint8": (3, "Uint8Vector"),
+}
 
 # The two options unions of `Operator`: (field name in Operator, union enum class).
 _UNIONS: tuple[tuple[str, type], ...] = (
@@ -467,6 +475,30 @@ class Quant:
         return scales, np.ascontiguousarray(zero_points)
 
 
+@dataclass(frozen=True)
+class SparseLevel:
+    """One traversal level of a sparse tensor (TFLite's DimensionMetadata): DENSE with
+    `dense_size` positions when `segments` is None, else SPARSE_CSR with `segments` and
+    `indices`, stored as `index_type` ("int32", "uint16" or "uint8"). `format` overrides
+    the format number written (tests of malformed files)."""
+
+    dense_size: int = 0
+    segments: Sequence[int] | None = None
+    indices: Sequence[int] | None = None
+    index_type: str = "int32"
+    format: int | None = None
+
+
+@dataclass(frozen=True)
+class Sparsity:
+    """A tensor's SparsityParameters: `levels[i]` walks expanded dimension
+    `traversal_order[i]`; `block_map[b]` is the dimension block dimension `b` splits."""
+
+    traversal_order: Sequence[int]
+    levels: Sequence[SparseLevel]
+    block_map: Sequence[int] = ()
+
+
 @dataclass
 class _TensorSpec:
     """A tensor as recorded by `ModelBuilder`, written out by `build()`."""
@@ -477,6 +509,18 @@ class _TensorSpec:
     buffer: int
     quant: Quant | None
     signature: tuple[int, ...] | None = None
+    sparsity: Sparsity | None = None
+
+
+@dataclass
+class _SubgraphSpec:
+    """A finished subgraph as recorded by `ModelBuilder` (see `subgraph`)."""
+
+    name: str
+    tensors: list[_TensorSpec]
+    operators: list[_OperatorSpec]
+    inputs: list[int]
+    outputs: list[int]
 
 
 @dataclass
@@ -492,7 +536,8 @@ class _OperatorSpec:
 
 
 class ModelBuilder:
-    """Builds a single-subgraph `.tflite` model: tensors, constants, operators, I/O.
+    """Builds a `.tflite` model: tensors, constants, operators, I/O of subgraph 0 (more
+    subgraphs, e.g. CALL_ONCE initializations, follow `subgraph()`).
 
     Every tensor method returns the tensor's index, which operators and `output()` take.
     Operators must be added in execution order (TFLite runs them as listed); `build()`
@@ -507,6 +552,18 @@ class ModelBuilder:
         self._opcodes: dict[tuple[int, str, int], int] = {}
         self._inputs: list[int] = []
         self._outputs: list[int] = []
+        #: subgraphs before the current one (see `subgraph`)
+        self._finished: list[_SubgraphSpec] = []
+        self._name = "main"
+
+    def subgraph(self, name: str) -> int:
+        """Finish the current subgraph and start a new, empty one (a CALL_ONCE
+        initialization or a control-flow body); later tensors, operators, inputs and
+        outputs belong to it. Returns its index. Buffers are shared by all subgraphs."""
+        self._finished.append(self._current())
+        self._tensors, self._operators, self._inputs, self._outputs = [], [], [], []
+        self._name = name
+        return len(self._finished)
 
     # -- tensors -------------------------------------------------------------------------
     def tensor(
@@ -518,8 +575,12 @@ class ModelBuilder:
         quant: Quant | None = None,
         data: np.ndarray | bytes | None = None,
         signature: Sequence[int] | None = None,
+        sparsity: Sparsity | None = None,
     ) -> int:
         """Add a tensor; without `data` it is an activation (intermediate or output).
+
+        With `sparsity` the tensor is stored sparse: `data` is then the 1-D array of
+        stored values, in the order the sparsity table walks them.
 
         `data` (a numpy array of this shape, cast to `dtype`, or raw little-endian bytes
         for types numpy lacks) makes it a constant stored in its own buffer.
@@ -543,7 +604,9 @@ class ModelBuilder:
         if data is not None:
             if not isinstance(data, bytes):
                 array = np.asarray(data, dtype=np.dtype(dtype))
-                if array.shape != shape:
+                if sparsity is not None:
+                    array = array.reshape(-1)
+                elif array.shape != shape:
                     raise ValueError(
                         f"tensor '{name}': data shape {array.shape} != {list(shape)}"
                     )
@@ -552,7 +615,7 @@ class ModelBuilder:
             self._buffers.append(data)
             buffer = len(self._buffers) - 1
         sig = None if signature is None else tuple(int(d) for d in signature)
-        self._tensors.append(_TensorSpec(name, shape, type_, buffer, quant, sig))
+        self._tensors.append(_TensorSpec(name, shape, type_, buffer, quant, sig, sparsity))
         return len(self._tensors) - 1
 
     def constant(
@@ -657,25 +720,12 @@ class ModelBuilder:
             self._validate()
         fb = flatbuffers.Builder(1024 + sum(len(b) for b in self._buffers))
         buffers = [self._write_buffer(fb, data) for data in self._buffers]
-        tensors = [self._write_tensor(fb, t) for t in self._tensors]
-        operators = [self._write_operator(fb, op) for op in self._operators]
+        graphs = [*self._finished, self._current()]
+        subgraphs = [self._write_subgraph(fb, g) for g in graphs]
         opcodes = [self._write_opcode(fb, *key) for key in self._opcodes]
 
-        tensors_vec = _offset_vector(fb, tensors)
-        inputs_vec = _int32_vector(fb, self._inputs)
-        outputs_vec = _int32_vector(fb, self._outputs)
-        operators_vec = _offset_vector(fb, operators)
-        name = fb.CreateString("main")
-        _SubGraph.SubGraphStart(fb)
-        _SubGraph.SubGraphAddTensors(fb, tensors_vec)
-        _SubGraph.SubGraphAddInputs(fb, inputs_vec)
-        _SubGraph.SubGraphAddOutputs(fb, outputs_vec)
-        _SubGraph.SubGraphAddOperators(fb, operators_vec)
-        _SubGraph.SubGraphAddName(fb, name)
-        subgraph = _SubGraph.SubGraphEnd(fb)
-
         opcodes_vec = _offset_vector(fb, opcodes)
-        subgraphs_vec = _offset_vector(fb, [subgraph])
+        subgraphs_vec = _offset_vector(fb, subgraphs)
         description = fb.CreateString(self.description)
         buffers_vec = _offset_vector(fb, buffers)
         _Model.ModelStart(fb)
@@ -694,6 +744,12 @@ class ModelBuilder:
         return path
 
     # -- internals -----------------------------------------------------------------------
+    def _current(self) -> _SubgraphSpec:
+        """The subgraph being built."""
+        return _SubgraphSpec(
+            self._name, self._tensors, self._operators, self._inputs, self._outputs
+        )
+
     def _check_tensor(self, index: int, role: str) -> None:
         if not 0 <= index < len(self._tensors):
             raise IndexError(f"{role} tensor {index} does not exist")
@@ -710,22 +766,44 @@ class ModelBuilder:
         return self._opcodes.setdefault((code, custom, version), len(self._opcodes))
 
     def _validate(self) -> None:
-        if not self._outputs:
+        graphs = [*self._finished, self._current()]
+        if not graphs[0].outputs:
             raise ValueError("the model has no outputs; call output()")
-        ready = set(self._inputs)
-        ready.update(i for i, t in enumerate(self._tensors) if t.buffer != 0)
-        for position, op in enumerate(self._operators):
+        for graph in graphs:
+            self._validate_subgraph(graph)
+
+    @staticmethod
+    def _validate_subgraph(graph: _SubgraphSpec) -> None:
+        ready = set(graph.inputs)
+        ready.update(i for i, t in enumerate(graph.tensors) if t.buffer != 0)
+        for position, op in enumerate(graph.operators):
             missing = [i for i in op.inputs if i != -1 and i not in ready]
             if missing:
-                names = [self._tensors[i].name for i in missing]
+                names = [graph.tensors[i].name for i in missing]
                 raise ValueError(
                     f"operator {position} reads {names}, which no earlier operator "
                     "writes and which are neither inputs nor constants"
                 )
             ready.update(op.outputs)
-        unproduced = [self._tensors[i].name for i in self._outputs if i not in ready]
+        unproduced = [graph.tensors[i].name for i in graph.outputs if i not in ready]
         if unproduced:
             raise ValueError(f"outputs {unproduced} are never written")
+
+    def _write_subgraph(self, fb: flatbuffers.Builder, graph: _SubgraphSpec) -> int:
+        tensors = [self._write_tensor(fb, t) for t in graph.tensors]
+        operators = [self._write_operator(fb, op) for op in graph.operators]
+        tensors_vec = _offset_vector(fb, tensors)
+        inputs_vec = _int32_vector(fb, graph.inputs)
+        outputs_vec = _int32_vector(fb, graph.outputs)
+        operators_vec = _offset_vector(fb, operators)
+        name = fb.CreateString(graph.name)
+        _SubGraph.SubGraphStart(fb)
+        _SubGraph.SubGraphAddTensors(fb, tensors_vec)
+        _SubGraph.SubGraphAddInputs(fb, inputs_vec)
+        _SubGraph.SubGraphAddOutputs(fb, outputs_vec)
+        _SubGraph.SubGraphAddOperators(fb, operators_vec)
+        _SubGraph.SubGraphAddName(fb, name)
+        return _SubGraph.SubGraphEnd(fb)
 
     @staticmethod
     def _write_buffer(fb: flatbuffers.Builder, data: bytes) -> int:
@@ -754,6 +832,7 @@ class ModelBuilder:
                 fb, tensor.quant.axis or 0
             )
             quant = _QuantizationParameters.QuantizationParametersEnd(fb)
+        sparsity = None if tensor.sparsity is None else _write_sparsity(fb, tensor.sparsity)
         _Tensor.TensorStart(fb)
         _Tensor.TensorAddShape(fb, shape)
         _Tensor.TensorAddType(fb, tensor.type)
@@ -763,6 +842,8 @@ class ModelBuilder:
             _Tensor.TensorAddShapeSignature(fb, signature)
         if quant is not None:
             _Tensor.TensorAddQuantization(fb, quant)
+        if sparsity is not None:
+            _Tensor.TensorAddSparsity(fb, sparsity)
         return _Tensor.TensorEnd(fb)
 
     @staticmethod
@@ -797,6 +878,50 @@ class ModelBuilder:
         _OperatorCode.OperatorCodeAddVersion(fb, version)
         _OperatorCode.OperatorCodeAddBuiltinCode(fb, code)
         return _OperatorCode.OperatorCodeEnd(fb)
+
+
+def _write_sparsity(fb: flatbuffers.Builder, sparsity: Sparsity) -> int:
+    """A SparsityParameters table with its DimensionMetadata and index vectors."""
+    levels = []
+    for level in sparsity.levels:
+        tag = _INDEX_VECTORS[level.index_type][0]
+        vectors = [
+            _index_vector(fb, values, level.index_type)
+            for values in (level.segments, level.indices)
+            if values is not None
+        ]
+        csr = level.segments is not None
+        _DimensionMetadata.DimensionMetadataStart(fb)
+        _DimensionMetadata.DimensionMetadataAddFormat(
+            fb, int(csr) if level.format is None else level.format
+        )
+        _DimensionMetadata.DimensionMetadataAddDenseSize(fb, level.dense_size)
+        if vectors:
+            _DimensionMetadata.DimensionMetadataAddArraySegmentsType(fb, tag)
+            _DimensionMetadata.DimensionMetadataAddArraySegments(fb, vectors[0])
+        if len(vectors) > 1:
+            _DimensionMetadata.DimensionMetadataAddArrayIndicesType(fb, tag)
+            _DimensionMetadata.DimensionMetadataAddArrayIndices(fb, vectors[1])
+        levels.append(_DimensionMetadata.DimensionMetadataEnd(fb))
+    order = _int32_vector(fb, sparsity.traversal_order)
+    block_map = _int32_vector(fb, sparsity.block_map) if sparsity.block_map else None
+    metadata = _offset_vector(fb, levels)
+    _SparsityParameters.SparsityParametersStart(fb)
+    _SparsityParameters.SparsityParametersAddTraversalOrder(fb, order)
+    if block_map is not None:
+        _SparsityParameters.SparsityParametersAddBlockMap(fb, block_map)
+    _SparsityParameters.SparsityParametersAddDimMetadata(fb, metadata)
+    return _SparsityParameters.SparsityParametersEnd(fb)
+
+
+def _index_vector(fb: flatbuffers.Builder, values: Sequence[int], index_type: str) -> int:
+    """An Int32Vector / Uint16Vector / Uint8Vector table holding `values`."""
+    name = _INDEX_VECTORS[index_type][1]
+    member = _schema(name)
+    vector = fb.CreateNumpyVector(np.asarray(values, dtype=np.dtype(index_type)))
+    getattr(member, f"{name}Start")(fb)
+    getattr(member, f"{name}AddValues")(fb, vector)
+    return getattr(member, f"{name}End")(fb)
 
 
 def _int32_vector(fb: flatbuffers.Builder, values: Sequence[int]) -> int:

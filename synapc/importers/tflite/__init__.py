@@ -5,7 +5,7 @@ converts the TFLite operators of one synap op family (conv, pool, reduce, elemen
 activation, data_movement, resize, conversion, logical) and registers them on import.
 `inputs` resolves the input shapes; in a model with unknown (-1) dimensions
 `shape_rules` works out every other tensor's shape and `folding` computes its shape
-arithmetic.
+arithmetic. `variables` turns resource variables (streaming models) into model state.
 """
 
 from synapc.importers.tflite import (  # noqa: F401  (registers the converters)
@@ -19,6 +19,7 @@ from synapc.importers.tflite import (  # noqa: F401  (registers the converters)
     pool,
     reduce,
     resize,
+    variables,
 )
 from synapc.importers.tflite.inputs import input_dims
 from synapc.importers.tflite.reader import CONVERTERS, import_tflite

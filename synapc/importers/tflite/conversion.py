@@ -1,4 +1,5 @@
-"""Converters of TFLite type conversions: CAST, QUANTIZE, DEQUANTIZE."""
+"""Converters of TFLite type conversions: CAST, QUANTIZE, DEQUANTIZE, and DENSIFY
+(sparse constant weights made dense)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from synapc.importers.tflite.helpers import (
     emit,
 )
 from synapc.importers.tflite.reader import Importer, TfliteOp, converts
+from synapc.importers.tflite.shape_rules import rule
+from synapc.importers.tflite.sparsity import densify_tensor
 
 
 @converts("CAST", "QUANTIZE", inputs=(1, 1))
@@ -51,3 +54,27 @@ def _dequantize(imp: Importer, op: TfliteOp) -> None:
         else conversion.CastOp
     )  # float16 activations are a cast
     emit(imp, op, op_class, imp.value(x))
+
+
+@converts("DENSIFY", inputs=(1, 1))
+def _densify(imp: Importer, op: TfliteOp) -> None:
+    """DENSIFY of sparse constant weights: densified at import (`sparsity`); the
+    consumers see a dense constant."""
+    x, y = op.inputs[0], op.outputs[0]
+    tensor = imp.tensor(x)
+    if tensor.sparsity is None:
+        raise op.fail(f"input {imp.label(x)} has no sparsity table; DENSIFY takes one")
+    if tensor.buffer == 0:
+        raise op.fail(f"input {imp.label(x)} must be a constant (sparse weights)")
+    if imp.tensor_type(y) != imp.tensor_type(x):
+        raise op.fail(
+            f"output {imp.label(y)} must have the input's type {imp.tensor_type(x)}, "
+            f"got {imp.tensor_type(y)}"
+        )
+    imp.folded[y] = densify_tensor(imp, x)
+
+
+@rule("DENSIFY")
+def _densify_shape(imp: Importer, op: TfliteOp) -> list[tuple[int, ...]]:
+    """DENSIFY's output has its (constant) input's dense shape."""
+    return [imp.shape(op.inputs[0])]

@@ -4,10 +4,10 @@ The generated `tflite` package reads each field at the offset the file states an
 nothing: a corrupt offset reads garbage, raises from `struct.unpack` deep inside a
 converter, or lets numpy view bytes that are not there. This module follows every
 offset, vtable, vector and string of the tables the importer reads (Model, OperatorCode,
-SubGraph, Tensor, QuantizationParameters, Buffer, Operator) the way the C++ flatbuffers
-Verifier does, checks it against the file, and turns the file into plain Python records
-up front. A field that points outside the file raises a `SynapcError` naming the table
-and the field::
+SubGraph, Tensor, QuantizationParameters, SparsityParameters, Buffer, Operator) the way
+the C++ flatbuffers Verifier does, checks it against the file, and turns the file into
+plain Python records up front. A field that points outside the file raises a
+`SynapcError` naming the table and the field::
 
     model.tflite: corrupt TFLite model: subgraph 0, tensor 5, field shape: vector of
     1,000,000 elements of 4 bytes at byte 2,400 runs past the end of the file (3,000
@@ -59,6 +59,34 @@ class Quantization:
     quantized_dimension: int
 
 
+#: DimensionMetadata formats (schema.fbs DimensionType)
+DENSE, SPARSE_CSR = 0, 1
+
+
+@dataclass(frozen=True)
+class DimensionMetadata:
+    """One level of a sparse tensor's traversal: DENSE (`dense_size` positions) or
+    SPARSE_CSR (`array_segments` and `array_indices`, numpy views of the file's int32,
+    uint16 or uint8 vectors; empty when absent). Nothing is checked against the tensor
+    here: `sparsity.densify` does that."""
+
+    format: int
+    dense_size: int
+    array_segments: np.ndarray
+    array_indices: np.ndarray
+
+
+@dataclass(frozen=True)
+class Sparsity:
+    """A tensor's SparsityParameters: the order in which the (block-expanded) dimensions
+    are traversed, which original dimension each block dimension splits, and one
+    `DimensionMetadata` per traversal level."""
+
+    traversal_order: tuple[int, ...]
+    block_map: tuple[int, ...]
+    dim_metadata: tuple[DimensionMetadata, ...]
+
+
 @dataclass(frozen=True)
 class Tensor:
     """One tensor of a subgraph, as stored (nothing checked against other tables).
@@ -75,6 +103,8 @@ class Tensor:
     buffer: int
     quantization: Quantization | None
     sparse: bool
+    #: the tensor's SparsityParameters (None for a dense tensor)
+    sparsity: Sparsity | None = None
 
 
 @dataclass(frozen=True)
@@ -301,6 +331,11 @@ _CODE_DEPRECATED, _CODE_CUSTOM, _CODE_VERSION, _CODE_BUILTIN = 0, 1, 2, 3
 _SG_TENSORS, _SG_INPUTS, _SG_OUTPUTS, _SG_OPERATORS, _SG_NAME = 0, 1, 2, 3, 4
 _T_SHAPE, _T_TYPE, _T_BUFFER, _T_NAME, _T_QUANT, _T_SPARSITY = 0, 1, 2, 3, 4, 6
 _T_SHAPE_SIGNATURE = 7
+_SP_TRAVERSAL_ORDER, _SP_BLOCK_MAP, _SP_DIM_METADATA = 0, 1, 2
+_DM_FORMAT, _DM_DENSE_SIZE, _DM_SEGMENTS_TYPE, _DM_SEGMENTS = 0, 1, 2, 3
+_DM_INDICES_TYPE, _DM_INDICES = 4, 5
+#: SparseIndexVector union members -> element type of their `values` vector (slot 0)
+_INDEX_VECTOR_TYPES = {1: "<i4", 2: "<u2", 3: "u1"}
 _Q_SCALE, _Q_ZERO_POINT, _Q_DIMENSION = 2, 3, 6
 _B_DATA, _B_OFFSET, _B_SIZE = 0, 1, 2
 _OP_OPCODE, _OP_INPUTS, _OP_OUTPUTS, _OP_OPTIONS_TYPE, _OP_OPTIONS = 0, 1, 2, 3, 4
@@ -405,7 +440,74 @@ def _tensor(reader: Reader, index: int, table: Table) -> Tensor:
         buffer=table.scalar(_T_BUFFER, _U32, 0, "buffer"),
         quantization=quantization,
         sparse=table.field(_T_SPARSITY, 4, "sparsity") is not None,
+        sparsity=_sparsity(table),
     )
+
+
+def _sparsity(tensor: Table) -> Sparsity | None:
+    """The tensor's SparsityParameters table, every offset and vector checked."""
+    table = tensor.table(_T_SPARSITY, "sparsity", f"{tensor.what}, sparsity")
+    if table is None:
+        return None
+    found = table.vector(_SP_DIM_METADATA, "dim_metadata", 4)
+    if found is not None:  # one level per (block-expanded) dimension: at most 2 * rank
+        table.reader.check_entries(
+            f"{table.what}, field dim_metadata", (found[1] + 1) // 2, "max_tensor_rank"
+        )
+    levels = [
+        _dimension_metadata(table.reader.table(pos, f"{table.what}, dim_metadata {i}"))
+        for i, pos in enumerate(table.tables(_SP_DIM_METADATA, "dim_metadata"))
+    ]
+    return Sparsity(
+        traversal_order=_level_ints(table, _SP_TRAVERSAL_ORDER, "traversal_order"),
+        block_map=table.ints(_SP_BLOCK_MAP, "block_map", "max_tensor_rank"),
+        dim_metadata=tuple(levels),
+    )
+
+
+def _level_ints(table: Table, slot: int, name: str) -> tuple[int, ...]:
+    """An int32 vector with one entry per (block-expanded) dimension: at most twice
+    `max_tensor_rank` entries."""
+    found = table.vector(slot, name, 4)
+    if found is None:
+        return ()
+    start, count = found
+    table.reader.check_entries(
+        f"{table.what}, field {name}", (count + 1) // 2, "max_tensor_rank"
+    )
+    return tuple(np.frombuffer(table.reader.data, "<i4", count, start).tolist())
+
+
+def _dimension_metadata(table: Table) -> DimensionMetadata:
+    return DimensionMetadata(
+        format=table.scalar(_DM_FORMAT, _I8, DENSE, "format"),
+        dense_size=table.scalar(_DM_DENSE_SIZE, _I32, 0, "dense_size"),
+        array_segments=_index_vector(
+            table, _DM_SEGMENTS_TYPE, _DM_SEGMENTS, "array_segments"
+        ),
+        array_indices=_index_vector(table, _DM_INDICES_TYPE, _DM_INDICES, "array_indices"),
+    )
+
+
+def _index_vector(table: Table, type_slot: int, slot: int, name: str) -> np.ndarray:
+    """The SparseIndexVector union field `name` as a read-only view of its values (empty
+    when absent); at most `max_tensor_elements` values."""
+    kind = table.scalar(type_slot, _U8, 0, f"{name}_type")
+    member = table.table(slot, name, f"{table.what}, {name}")
+    if member is None or kind == 0:
+        return np.zeros(0, np.int32)
+    dtype = _INDEX_VECTOR_TYPES.get(kind)
+    if dtype is None:
+        raise table.reader.corrupt(
+            f"{table.what}, field {name}_type",
+            f"SparseIndexVector type {kind} is not Int32Vector (1), Uint16Vector (2) or "
+            "Uint8Vector (3)",
+        )
+    values = member.array(0, "values", dtype)
+    table.reader.check_entries(
+        f"{member.what}, field values", values.size, "max_tensor_elements"
+    )
+    return values
 
 
 def _operator(reader: Reader, index: int, table: Table) -> Operator:

@@ -27,6 +27,10 @@ the signature) and every other tensor's shape is then worked out from its operat
 LiteRT's Prepare does after `ResizeInputTensor` (`shape_rules`), with the integer shape
 arithmetic between them (SHAPE, STRIDED_SLICE, PACK, ...) folded to constants
 (`folding`).
+
+Resource variables (streaming models: VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE,
+CALL_ONCE) become model state, extra inputs and outputs listed in `Model.state`
+(`variables`).
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ from synapc.importers.tflite.flatbuffer import (
     read_model,
 )
 from synapc.limits import check_count, check_tensor, limits
-from synapc.model import Model, TensorInfo
+from synapc.model import Model, StateInfo, TensorInfo
 from synapc.weights import WeightStore
 
 _NUMPY_TYPES: dict[int, np.dtype] = {
@@ -457,8 +461,10 @@ class Importer:
         buffer = self.file.buffers[tensor.buffer]
         if buffer.size == 0:
             return None
-        if tensor.sparse:
-            raise self.fail(f"{self.label(t)} is sparse; sparse tensors are not supported")
+        if tensor.sparse:  # sparse constant weights are densified at import
+            from synapc.importers.tflite.sparsity import densify_tensor
+
+            return densify_tensor(self, t)
         dtype = self.numpy_dtype(t)
         shape = tensor.shape
         count = math.prod(shape)
@@ -531,12 +537,21 @@ class Importer:
         if self.requested is not None:
             outputs, kept = self._cut(self.requested, inputs)
         from synapc.importers.tflite.inputs import resolve_input_shapes
+        from synapc.importers.tflite.variables import Variables
 
         resolve_input_shapes(self, inputs)
+        #: resource variables: the state inputs and outputs (see `variables`)
+        self.variables = Variables(self)
+        states = self.variables.states
+        if kept is not None:
+            kept |= self.variables.operators_to_keep()
         input_types = [self.tensor_type(t) for t in inputs]
-        func = FuncOp("main", (input_types, []))
-        for t, arg in zip(inputs, func.body.block.args, strict=True):
+        state_types = [v.type for v in states]
+        func = FuncOp("main", ([*input_types, *state_types], []))
+        args = list(func.body.block.args)
+        for t, arg in zip(inputs, args, strict=False):
             self.values[t] = arg
+        self.variables.bind(args[len(inputs) :])
         for record in self.graph.operators:
             if kept is not None and record.index not in kept:
                 continue
@@ -548,25 +563,43 @@ class Importer:
                     f"model output {i} is {self.label(t)}, which no operator computes"
                 )
             results.append(self.value(t))
-        func.body.block.add_ops([*self.ops, ReturnOp(*results)])
-        func.function_type = FunctionType.from_lists(input_types, [r.type for r in results])
+        state_results = self.variables.results()
+        func.body.block.add_ops([*self.ops, ReturnOp(*results, *state_results)])
+        func.function_type = FunctionType.from_lists(
+            [*input_types, *state_types], [r.type for r in [*results, *state_results]]
+        )
         module = ModuleOp([func])
         try:
             module.verify()
         except VerifyException as error:
             raise SynapcError(f"{self.path}: {_first_line(error)}") from None
+        state_infos = [
+            TensorInfo(v.name, tuple(shape_of(r)), r.type.element_type)
+            for v, r in zip(states, state_results, strict=True)
+        ]
         return Model(
             module=module,
             weights=self.weights,
             inputs=[
-                TensorInfo(self.tensor_name(t), self.shape(t), self.element_type(t))
-                for t in inputs
+                *(
+                    TensorInfo(self.tensor_name(t), self.shape(t), self.element_type(t))
+                    for t in inputs
+                ),
+                *state_infos,
             ],
             outputs=[
-                TensorInfo(self.tensor_name(t), tuple(shape_of(r)), r.type.element_type)
-                for t, r in zip(outputs, results, strict=True)
+                *(
+                    TensorInfo(self.tensor_name(t), tuple(shape_of(r)), r.type.element_type)
+                    for t, r in zip(outputs, results, strict=True)
+                ),
+                *state_infos,
             ],
             source=str(self.path),
+            state=[
+                StateInfo(v.name, len(inputs) + i, len(outputs) + i, v.initial)
+                for i, v in enumerate(states)
+                if v.initial is not None
+            ],
         )
 
     def _convert(self, op: TfliteOp) -> None:
