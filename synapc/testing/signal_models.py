@@ -17,7 +17,8 @@ def make_feeds(
     """The input arrays of `feeds` (input -> (shape, kind, value)), reproducible from
     `seed`. Kinds: ``audio`` (a chirp plus noise in [-1, 1]), ``bytes`` (int32 byte
     values 0..255, the last eighth the padding token 256, as after a short file),
-    ``state`` (a recurrent state: small random values), ``value`` (`value` everywhere)."""
+    ``state`` (a recurrent state: small random values), ``value`` (`value` everywhere),
+    ``int`` (`value` everywhere, int64: a sample rate)."""
     rng = np.random.default_rng(seed)
     arrays: dict[str, np.ndarray] = {}
     for name, (shape, kind, value) in feeds.items():
@@ -33,6 +34,8 @@ def make_feeds(
             array = (0.5 * rng.standard_normal(size)).astype(np.float32)
         elif kind == "value":
             array = np.full(size, value, np.float32)
+        elif kind == "int":
+            array = np.full(size, value, np.int64)
         else:
             raise ValueError(f"input '{name}': unknown feed kind '{kind}'")
         arrays[name] = array.reshape(shape)

@@ -7,6 +7,7 @@ each sibling module converts one family of ONNX operators and registers them on 
 from synapc.importers.onnx import (  # noqa: F401  (registers the converters)
     activation,
     attention,
+    control_flow,
     conv,
     conversion,
     data_movement,

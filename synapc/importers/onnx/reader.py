@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -227,6 +228,8 @@ class Importer:
         for name in self.output_names:
             self.readers.setdefault(name, []).append(-1)
         self.input_shapes = input_shapes
+        #: how many subgraphs (If branches) deep the node being converted is
+        self.nesting = 0
 
     # -- cutting ---------------------------------------------------------------------
     def _requested(self, outputs: Sequence[str]) -> list[str]:
@@ -588,6 +591,46 @@ class Importer:
             ],
             source=str(self.path),
         )
+
+    def convert_inline(self, node: Node) -> None:
+        """Convert `node` of a subgraph (an `If` branch converted in place) like a node
+        of the main graph: folded when its inputs are constants, otherwise converted on
+        the tensors bound so far, the outer scope's included (no QDQ folding: the
+        readers of a subgraph's tensors are not tracked). Errors name `node`."""
+        domain = node.proto.domain if node.proto.domain != "ai.onnx" else ""
+        key = node.op_type if not domain else f"{domain}.{node.op_type}"
+        converter = CONVERTERS.get(key)
+        try:
+            checks.check_node(node)
+            if self._fold(node, converter is not None):
+                return
+            if converter is None:
+                where = f" in domain '{shown(domain)}'" if domain else ""
+                raise node.fail(f"operator is not supported{where}")
+            if not any(node.outputs if key in OUTPUTS_OPTIONAL else node.outputs[:1]):
+                raise node.fail("its first output has no name")
+            converter(self, node)
+        except SynapcError as error:
+            if str(self.path) in str(error):
+                raise
+            raise node.fail(checks.one_line(str(error))) from error
+        except MemoryError:
+            raise
+        except Exception as error:  # a verifier or shape rule rejected the layer
+            raise node.fail(f"cannot be converted: {describe_failure(error)}") from error
+
+    @contextmanager
+    def subgraph_scope(self) -> Iterator[None]:
+        """A subgraph's scope: the tensors it binds (and layouts cached for them) are
+        forgotten when it ends, so that two branches may use the same names; the ops
+        emitted stay."""
+        tensors, cache = dict(self.tensors), dict(self._cache)
+        self.nesting += 1
+        try:
+            yield
+        finally:
+            self.tensors, self._cache = tensors, cache
+            self.nesting -= 1
 
     def _quantized_consumer(self, node: Node) -> int | None:
         """Index of the QuantizeLinear that `node`'s result can be folded into: the node
