@@ -39,17 +39,6 @@ from synapc.testing.onnx_quantized_ops import (
     vector_registers,
 )
 
-#: Operators whose float evaluation order ONNX Runtime fixes and synapc does not yet
-#: follow, so that values on an exact rounding tie may land on the other side: still
-#: within one step everywhere, but not always 99% equal. A QDQ AveragePool whose output
-#: scale equals its input's (as the quantizer writes it) puts every window whose integer
-#: sum is an odd multiple of count / 2 exactly on a tie (one window in six for 3x2 windows
-#: of random integers); ONNX Runtime's MLAS sums a window column by column (down each
-#: kernel column, then the column sums left to right) and divides by the count in
-#: float32, synapc's float kernel (backends/jax/ops/pool.py) sums in XLA's reduce_window
-#: order. See docs/onnx_integer_semantics.md.
-TIE_ORDER_GAPS = {"AveragePool (QDQ)"}
-
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -64,11 +53,7 @@ def test_quantized_ops_match_the_exact_references(folder: Path, variant: Variant
     core = {"QLinearConv", "QGemm", "QLinearMatMul", "QLinearAdd", "QLinearMul"}
     expected = core if variant.fmt == "QOperator" else {"Conv (QDQ)", "Gemm (QDQ)"}
     assert expected <= ops, f"no cut of {sorted(expected - ops)}"
-    bad = [
-        r
-        for r in results
-        if r.max_steps > 1.0 or (r.exact < 0.99 and r.cut.op not in TIE_ORDER_GAPS)
-    ]
+    bad = [r for r in results if r.max_steps > 1.0 or r.exact < 0.99]
     assert not bad, (
         format_table(rows)
         + "\n"
