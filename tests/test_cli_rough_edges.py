@@ -36,6 +36,18 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.fixture(autouse=True)
+def _sigint_reaches_children() -> Iterator[None]:
+    """A shell that starts the test run in the background (``pytest &`` without job
+    control) leaves SIGINT ignored, and a child inherits an ignored signal: the Ctrl-C
+    these tests send would then do nothing. Give the children the default handling."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _env(tmp_path: Path) -> dict[str, str]:
     """The environment of a tool run: unbuffered output (so a test can wait for a line)
     and a JAX compilation cache of the test's own."""
