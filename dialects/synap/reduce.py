@@ -106,52 +106,39 @@ class ArgMinOp(_ArgReduce):
     name = "synap.argmin"
 
 
+class _Cumulative(SynapOp):
+    """A running reduction along `axis`: element ``i`` combines elements ``0..i`` (with
+    `exclusive`, ``0..i-1``, the first being the identity); with `reverse` it runs from
+    the end of the axis instead. Integers wrap around."""
+
+    input = operand_def(TensorType)
+    output = result_def(TensorType)
+    axis = int_prop()
+    exclusive = bool_prop(False)
+    reverse = bool_prop(False)
+
+    @classmethod
+    def infer_shapes(
+        cls, operand_shapes: list[Shape], props: dict[str, Any]
+    ) -> list[Shape]:
+        return [operand_shapes[0]]
+
+    def verify_semantics(self) -> None:
+        shapes.normalize_axis(self.props()["axis"], len(shape_of(self.input)))
+
+
 @irdl_op_definition
-class CumSumOp(SynapOp):
-    """Running sum along `axis`: element ``i`` is the sum of elements ``0..i`` (with
-    `exclusive`, of ``0..i-1``: the first is 0). With `reverse` the sums run from the
-    end of the axis instead (element ``i`` sums ``i..n-1``, exclusive ``i+1..n-1``).
-    Integers wrap around."""
+class CumSumOp(_Cumulative):
+    """Running sum along `axis` (an exclusive sum starts with 0)."""
 
     name = "synap.cumsum"
 
-    input = operand_def(TensorType)
-    output = result_def(TensorType)
-    axis = int_prop()
-    exclusive = bool_prop(False)
-    reverse = bool_prop(False)
-
-    @classmethod
-    def infer_shapes(
-        cls, operand_shapes: list[Shape], props: dict[str, Any]
-    ) -> list[Shape]:
-        return [operand_shapes[0]]
-
-    def verify_semantics(self) -> None:
-        shapes.normalize_axis(self.props()["axis"], len(shape_of(self.input)))
-
 
 @irdl_op_definition
-class CumProdOp(SynapOp):
-    """Running product along `axis`, with `exclusive` and `reverse` as `CumSumOp` (an
-    exclusive product starts with 1). Integers wrap around."""
+class CumProdOp(_Cumulative):
+    """Running product along `axis` (an exclusive product starts with 1)."""
 
     name = "synap.cumprod"
-
-    input = operand_def(TensorType)
-    output = result_def(TensorType)
-    axis = int_prop()
-    exclusive = bool_prop(False)
-    reverse = bool_prop(False)
-
-    @classmethod
-    def infer_shapes(
-        cls, operand_shapes: list[Shape], props: dict[str, Any]
-    ) -> list[Shape]:
-        return [operand_shapes[0]]
-
-    def verify_semantics(self) -> None:
-        shapes.normalize_axis(self.props()["axis"], len(shape_of(self.input)))
 
 
 OPS = [

@@ -1,4 +1,4 @@
-"""Assorted ONNX operators: CumProd, Swish, the signal windows (HannWindow, HammingWindow,
+"""Assorted ONNX operators: Swish, the signal windows (HannWindow, HammingWindow,
 BlackmanWindow), CenterCropPad, BitCast and DynamicQuantizeLinear.
 
 Windows are constants of their (constant) size. CenterCropPad is a slice and a zero pad
@@ -21,7 +21,6 @@ from synapc.dialects.synap.conversion import CastOp
 from synapc.dialects.synap.data_movement import PadOp, SliceOp
 from synapc.dialects.synap.logical import EqualOp, SelectOp
 from synapc.dtypes import element_type_for, numpy_dtype
-from synapc.importers.onnx import layout
 from synapc.importers.onnx.checks import shown
 from synapc.importers.onnx.helpers import unary
 from synapc.importers.onnx.reader import Importer, Node, converts
@@ -39,30 +38,6 @@ def _float_input(imp: Importer, node: Node) -> None:
             f"input 0 ('{shown(node.inputs[0])}') is {element}; {node.op_type} takes "
             "float tensors only"
         )
-
-
-@converts("CumProd")
-def cumprod(imp: Importer, node: Node) -> None:
-    """Running product along the axis given by input 1, which must be a constant (it
-    decides the computation, like an attribute); `exclusive` and `reverse` as ONNX."""
-    x = node.inputs[0]
-    rank = imp.rank(x)
-    if _is_bool(imp.element_type(x)):
-        raise node.fail(f"input '{shown(x)}' is boolean; the operator multiplies numbers")
-    given = imp.const_ints(node, 1, "axis")
-    if len(given) != 1:
-        raise node.fail(f"axis (input 1) must hold one value, got {len(given)}")
-    axis = node.axis(given[0], rank)
-    perm = imp.perm(x)
-    imp.emit(
-        node,
-        red.CumProdOp,
-        imp.get(x, "any"),
-        perm=perm,
-        axis=layout.physical_axis(perm, axis, rank),
-        exclusive=bool(node.int_attr("exclusive", 0)),
-        reverse=bool(node.int_attr("reverse", 0)),
-    )
 
 
 @converts("Swish")

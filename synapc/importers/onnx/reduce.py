@@ -394,15 +394,16 @@ def hardmax(imp: Importer, node: Node) -> None:
     imp.bind_output(node, imp.reshape(hot, shape, **node.source))
 
 
-@converts("CumSum")
-def cumsum(imp: Importer, node: Node) -> None:
-    """Running sum along the axis given by input 1, which must be a constant (it
-    decides the computation, like an attribute); `exclusive` and `reverse` as ONNX."""
+@converts("CumSum", "CumProd")
+def cumulative(imp: Importer, node: Node) -> None:
+    """Running sum or product along the axis given by input 1, which must be a constant
+    (it decides the computation, like an attribute); `exclusive` and `reverse` as ONNX."""
     x = node.inputs[0]
     rank = imp.rank(x)
     element = imp.element_type(x)
     if isinstance(element, IntegerType) and element.width.data == 1:
-        raise node.fail(f"input '{shown(x)}' is boolean; the operator sums numbers")
+        what = "sums" if node.op_type == "CumSum" else "multiplies"
+        raise node.fail(f"input '{shown(x)}' is boolean; the operator {what} numbers")
     given = imp.const_ints(node, 1, "axis")
     if len(given) != 1:
         raise node.fail(f"axis (input 1) must hold one value, got {len(given)}")
@@ -410,7 +411,7 @@ def cumsum(imp: Importer, node: Node) -> None:
     perm = imp.perm(x)
     imp.emit(
         node,
-        reduce.CumSumOp,
+        reduce.CumSumOp if node.op_type == "CumSum" else reduce.CumProdOp,
         imp.get(x, "any"),
         perm=perm,
         axis=layout.physical_axis(perm, axis, rank),
