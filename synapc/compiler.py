@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from synapc.backends.targets import Target, get_target
 from synapc.context import make_context
-from synapc.dtypes import device_dtype
+from synapc.dtypes import device_dtype, dtype_kind
 from synapc.errors import SynapcError
 from synapc.model import Model, TensorInfo
 
@@ -248,11 +248,6 @@ class Executable:
         ]
 
 
-def _kind(dtype: np.dtype) -> str:
-    """numpy's kind of `dtype`, with bfloat16 (ml_dtypes, kind "V") a float."""
-    return "f" if dtype.name == "bfloat16" else dtype.kind
-
-
 def _input_array(what: str, info: TensorInfo, value: Any) -> np.ndarray:
     """`value` as the array the program takes for input `info` (named `what`), refused
     when its shape differs, or when it is not numbers, floats for an integer or
@@ -263,7 +258,7 @@ def _input_array(what: str, info: TensorInfo, value: Any) -> np.ndarray:
         raise SynapcError(f"{what}: not an array of numbers") from None
     want = info.dtype
     stored = " (the stored integers of its quantization)" if info.quantization else ""
-    have, need = _kind(array.dtype), _kind(want)
+    have, need = dtype_kind(array.dtype), dtype_kind(want)
     if array.dtype != want and (have not in "biuf" or (need in "biu" and have == "f")):
         raise SynapcError(f"{what}: has {array.dtype} values, expected {want}{stored}")
     if array.shape != info.shape:

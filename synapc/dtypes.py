@@ -38,6 +38,12 @@ _BY_DTYPE: dict[np.dtype, Attribute] = {
 }
 
 
+def dtype_kind(dtype: np.dtype) -> str:
+    """numpy's kind of `dtype` ("f", "i", "u", "b"), with bfloat16 (an ml_dtypes type,
+    kind "V" to numpy) a float."""
+    return "f" if dtype.name == "bfloat16" else dtype.kind
+
+
 def element_type_for(dtype: np.dtype | type) -> Attribute:
     """The IR element type of a numpy dtype (signless integers for signed dtypes)."""
     dtype = np.dtype(dtype)

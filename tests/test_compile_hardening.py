@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -608,3 +609,24 @@ def test_fuzz_cases_are_deterministic() -> None:
     first = [(c.name, c.data) for c in fuzz_compile.cases(seed=3, count=8)]
     assert first == [(c.name, c.data) for c in fuzz_compile.cases(seed=3, count=8)]
     assert len({data for _, data in first}) > 1
+
+
+def test_bfloat16_weights_compute_in_the_targets_float_type() -> None:
+    """A bfloat16 model on VS680 (whose NPU computes float16): the activations were
+    cast to float16 but the bfloat16 weights were not, and the transposed convolution
+    refused the mixed dtypes with a TypeError (compile fuzzer, case 04436)."""
+    model = _model(
+        "%w = synap.constant dense_resource<w> : tensor<2x3x3x4xbf16>\n"
+        '%y = synap.transpose_conv2d %x, %w {layer_name = "up", strides = '
+        "array<i64: 2, 2>, pad = array<i64: 0, 1, 0, 1>} : (tensor<1x6x6x4xbf16>, "
+        "tensor<2x3x3x4xbf16>) -> tensor<1x12x12x2xbf16>\n"
+        "func.return %y : tensor<1x12x12x2xbf16>",
+        "%x: tensor<1x6x6x4xbf16>",
+        "tensor<1x12x12x2xbf16>",
+    )
+    x = np.random.default_rng(0).standard_normal((1, 6, 6, 4)).astype(np.float32)
+    x = x.astype(ml_dtypes.bfloat16)
+    on_npu = synapc.compile(model, "VS680").run([x])[0].astype(np.float32)
+    in_float32 = synapc.compile(model, "GENERIC").run([x])[0].astype(np.float32)
+    assert on_npu.shape == (1, 12, 12, 2)
+    np.testing.assert_allclose(on_npu, in_float32, rtol=2e-2, atol=2e-2)

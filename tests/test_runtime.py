@@ -287,3 +287,11 @@ def test_cache_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SYNAPC_JAX_CACHE_MAX_BYTES", "lots")
     with pytest.raises(synapc.SynapcError, match="SYNAPC_JAX_CACHE_MAX_BYTES='lots'"):
         settings_from_environment()
+
+
+def test_float_data_assigned_to_a_bfloat16_tensor_keeps_its_fraction() -> None:
+    """bfloat16 is a float (numpy calls its kind "V"): assigned float32 data is cast,
+    not rounded to integers."""
+    tensor = Tensor(TensorSpec("b", (3,), "bfloat16"))
+    tensor.assign(np.array([0.25, -1.5, 3.0], np.float32))
+    assert tensor.to_numpy().astype(np.float32).tolist() == [0.25, -1.5, 3.0]

@@ -48,7 +48,7 @@ from synapc.backends.targets import Target
 from synapc.dialects.synap.attributes import IntegerSemantics
 from synapc.dialects.synap.base import element_of, is_float, is_quantized, to_python
 from synapc.dialects.synap.constant import ConstantOp
-from synapc.dtypes import device_dtype, numpy_dtype
+from synapc.dtypes import device_dtype, dtype_kind, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.limits import check_tensor, limits
 from synapc.weights import WeightStore
@@ -157,7 +157,7 @@ def _one_line(error: BaseException) -> str:
 def as_kernel_operand(array: np.ndarray, ctx: LoweringContext) -> np.ndarray:
     """A constant's values as kernels receive them: floats in the compute dtype, 64-bit
     integers as their 32-bit device dtype."""
-    if array.dtype.kind == "f":
+    if dtype_kind(array.dtype) == "f":  # bfloat16 included
         array = array.astype(ctx.float_dtype)
     return array.astype(device_dtype(array.dtype))
 

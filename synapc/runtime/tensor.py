@@ -114,7 +114,7 @@ class Tensor:
 
     def _convert(self, x: np.ndarray) -> np.ndarray:
         dtype = self.data_type
-        if dtype.kind == "f":
+        if dtype.kind == "f" or dtype.name == "bfloat16":
             return x.astype(dtype)
         if dtype.kind == "b":
             return x != 0
