@@ -6,6 +6,8 @@ by the library code whose steps must not be cut in the middle (`deferred_interru
 from __future__ import annotations
 
 import _thread
+import importlib.abc
+import importlib.machinery
 import os
 import signal
 import sys
@@ -33,7 +35,8 @@ def run_interruptible(work: Callable[[], int], exit_now: bool) -> int:
     sys.unraisablehook = _redeliver_interrupts(previous_hook)
     try:
         try:
-            code = work()
+            with _native_imports_shielded():
+                code = work()
         finally:
             sys.unraisablehook = previous_hook
     except KeyboardInterrupt:
@@ -78,6 +81,62 @@ def import_jax() -> None:
         import_module("jax")
         with suppress(ImportError):  # jaxlib's layout is not an API
             import_module("jaxlib.mlir.dialects.mhlo")
+
+
+#: Every extension module a shielded import created. A Ctrl-C delivered when the
+#: creation ends fails the import, and the module would be deallocated: onnx's and other
+#: pybind11 modules crash (SIGSEGV) when freed. Native modules are never unloaded anyway.
+_CREATED: list[object] = []
+
+
+class _ShieldedExtensionLoader(importlib.machinery.ExtensionFileLoader):
+    """Loads a native extension module with Ctrl-C held back and the module kept alive:
+    a KeyboardInterrupt raised inside a C++ module's initialization (pybind11 modules
+    call back into Python) unwinds through code not written for it, and a module
+    dropped by a failed import is freed, both of which crash the process."""
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> object:
+        with deferred_interrupts():
+            module = super().create_module(spec)
+            _CREATED.append(module)
+        return module
+
+    def exec_module(self, module: object) -> None:
+        with deferred_interrupts():
+            super().exec_module(module)  # type: ignore[arg-type]
+
+
+class _ShieldNativeImports(importlib.abc.MetaPathFinder):
+    """Finds modules as the finders after it do, and gives extension modules the
+    `_ShieldedExtensionLoader`."""
+
+    def find_spec(
+        self, fullname: str, path: object, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is None:
+                continue
+            loader = spec.loader
+            if type(loader) is importlib.machinery.ExtensionFileLoader:
+                spec.loader = _ShieldedExtensionLoader(loader.name, loader.path)
+            return spec
+        return None
+
+
+@contextmanager
+def _native_imports_shielded() -> Iterator[None]:
+    """During the block, every native extension module imports with Ctrl-C held back
+    (the modules a command loads lazily: onnx's, torch's, jaxlib's)."""
+    shield = _ShieldNativeImports()
+    sys.meta_path.insert(0, shield)
+    try:
+        yield
+    finally:
+        with suppress(ValueError):
+            sys.meta_path.remove(shield)
 
 
 #: How long after a swallowed Ctrl-C it is delivered again, in seconds.

@@ -479,3 +479,38 @@ def test_import_replaces_its_output_whole(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     parse_module(mlir.read_text(), WeightStore())
     assert _leftovers(tmp_path) == []
+
+
+def test_native_extension_modules_load_with_ctrl_c_held_back() -> None:
+    """A Ctrl-C inside a C++ module's initialization crashed `synapc convert` with
+    SIGSEGV (onnx's module, imported lazily by the ONNX importer): under a command, an
+    extension module is created and executed with SIGINT deferred."""
+    code = """
+import importlib, os, signal, sys, _bz2
+from synapc import interrupts
+folder = os.path.dirname(_bz2.__file__)  # the standard library's extension modules
+fresh = sorted(
+    n.split(".")[0] for n in os.listdir(folder)
+    if n.endswith(".so") and n.split(".")[0] not in sys.modules
+)[0]
+delivered = []
+def work():
+    signal.signal(signal.SIGINT, lambda *a: delivered.append(1))
+    real = interrupts.deferred_interrupts
+    held = []
+    def spy():
+        held.append(1)
+        return real()
+    interrupts.deferred_interrupts = spy
+    importlib.import_module(fresh)
+    interrupts.deferred_interrupts = real
+    spec = interrupts._ShieldNativeImports().find_spec(fresh, None)
+    print(len(held) >= 2, type(spec.loader).__name__)
+    return 0
+sys.exit(interrupts.run_interruptible(work, exit_now=False))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "_ShieldedExtensionLoader"]
