@@ -262,22 +262,23 @@ def run_campaign(
         time.sleep(0.002)
         for run in list(running):
             _drain(run)
-            run.peak_kb = max(run.peak_kb, _rss_kb(run.pid))
+            # a child that ended is never a hang, however long this process took to
+            # look (drawing a case can take seconds while the other workers run)
+            done, status = os.waitpid(run.pid, os.WNOHANG)
             killed_for = None
-            if run.peak_kb > memory_mb * 1024:
-                killed_for = "over-memory"
-            elif time.monotonic() - run.started > timeout_s:
-                killed_for = "hang"
-            if killed_for == "hang":  # ask for its stacks first (see _hang_stack)
-                os.kill(run.pid, signal.SIGUSR1)
-                time.sleep(0.5)
-            if killed_for is not None:
+            if done == 0:
+                run.peak_kb = max(run.peak_kb, _rss_kb(run.pid))
+                if run.peak_kb > memory_mb * 1024:
+                    killed_for = "over-memory"
+                elif time.monotonic() - run.started > timeout_s:
+                    killed_for = "hang"
+                if killed_for is None:
+                    continue
+                if killed_for == "hang":  # ask for its stacks first (see _hang_stack)
+                    os.kill(run.pid, signal.SIGUSR1)
+                    time.sleep(0.5)
                 os.kill(run.pid, signal.SIGKILL)
                 _, status = os.waitpid(run.pid, 0)
-            else:
-                done, status = os.waitpid(run.pid, os.WNOHANG)
-                if done == 0:
-                    continue
             running.remove(run)
             outcome, message = _finish(run, status, killed_for)
             report.counts[outcome] += 1

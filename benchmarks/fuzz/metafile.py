@@ -77,6 +77,11 @@ _SMALL_FILES = {
 }
 _BIG_FILE = "big.txt"
 _BIG_BYTES = 70_000  # over the default max_substituted_file_bytes (64 KiB)
+#: The longest list the "many-items" mutation makes.
+MANY_ITEMS = 300
+#: About the most characters the items it adds may take.
+MANY_CHARS = 100_000
+
 #: Symbolic links and FIFOs `check` creates beside every case.
 _LINKS = {
     "link_out": "/etc/passwd",
@@ -432,10 +437,11 @@ def _mutate_tree(doc: Any, rng: np.random.Generator) -> tuple[Any, str]:
     if kind == 2:
         holder.insert(index, copy.deepcopy(holder[index]))
         return doc, "duplicate-item"
-    if kind == 3:
-        holder.extend(
-            copy.deepcopy(holder[index]) for _ in range(int(rng.integers(1, 300)))
-        )
+    if kind == 3:  # at most MANY_ITEMS in all, of MANY_CHARS: a longer dump takes seconds
+        size = len(json.dumps(holder[index], default=str)) + 2
+        room = min(MANY_ITEMS - len(holder), MANY_CHARS // size)
+        count = min(int(rng.integers(1, MANY_ITEMS)), max(room, 1))
+        holder.extend(copy.deepcopy(holder[index]) for _ in range(count))
         return doc, "many-items"
     holder[index] = _values(rng)
     return doc, "item"
