@@ -264,20 +264,22 @@ def _input_array(what: str, info: TensorInfo, value: Any) -> np.ndarray:
     if array.shape != info.shape:
         raise SynapcError(f"{what}: has shape {list(array.shape)}, "
                           f"expected {list(info.shape)}")  # fmt: skip
+    device = device_dtype(want)
     if (
         want.kind in "iu"
         and array.dtype.kind in "iu"
         and array.size
-        and array.dtype != want
+        and (array.dtype != want or device != want)
     ):
-        bounds = np.iinfo(want)
+        bounds = np.iinfo(device)
         low, high = int(array.min()), int(array.max())
         if low < bounds.min or high > bounds.max:
+            runs = "" if device == want else f" (a {want} input runs as {device})"
             raise SynapcError(
-                f"{what}: has values in [{low}, {high}], outside the {want} range "
-                f"[{bounds.min}, {bounds.max}]{stored}"
+                f"{what}: has values in [{low}, {high}], outside the {device} range "
+                f"[{bounds.min}, {bounds.max}]{runs}{stored}"
             )
-    return array.astype(device_dtype(want), copy=False)
+    return array.astype(device, copy=False)
 
 
 def compile(model: Model, target: str = "VS680") -> Executable:

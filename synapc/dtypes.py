@@ -5,6 +5,12 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -35,12 +41,31 @@ _BY_DTYPE: dict[np.dtype, Attribute] = {
     np.dtype(np.uint8): IntegerType(8, Signedness.UNSIGNED),
     np.dtype(np.uint16): IntegerType(16, Signedness.UNSIGNED),
     np.dtype(np.uint32): IntegerType(32, Signedness.UNSIGNED),
+    np.dtype(np.uint64): IntegerType(64, Signedness.UNSIGNED),
+}
+
+#: The storage-only element types (ml_dtypes' names): a model's values may be stored in
+#: them and cast to and from them, but nothing else computes in them.
+_LOW_PRECISION: dict[str, Attribute] = {
+    "float8_e4m3fn": Float8E4M3FNType(),
+    "float8_e4m3fnuz": Float8E4M3FNUZType(),
+    "float8_e5m2": Float8E5M2Type(),
+    "float8_e5m2fnuz": Float8E5M2FNUZType(),
+    "float8_e8m0fnu": Float8E8M0FNUType(),
+    "float4_e2m1fn": Float4E2M1FNType(),
+    "int4": IntegerType(4),
+    "uint4": IntegerType(4, Signedness.UNSIGNED),
+    "int2": IntegerType(2),
+    "uint2": IntegerType(2, Signedness.UNSIGNED),
 }
 
 
 def dtype_kind(dtype: np.dtype) -> str:
     """numpy's kind of `dtype` ("f", "i", "u", "b"), with bfloat16 (an ml_dtypes type,
-    kind "V" to numpy) a float."""
+    kind "V" to numpy) a float, and "V" for the storage-only types (`is_low_precision`;
+    ml_dtypes gives float8_e5m2 kind "f"), which nothing but a cast computes in."""
+    if is_low_precision(dtype):
+        return "V"
     return "f" if dtype.name == "bfloat16" else dtype.kind
 
 
@@ -49,6 +74,8 @@ def element_type_for(dtype: np.dtype | type) -> Attribute:
     dtype = np.dtype(dtype)
     if dtype.name == "bfloat16":
         return BFloat16Type()
+    if dtype.name in _LOW_PRECISION:
+        return _LOW_PRECISION[dtype.name]
     try:
         return _BY_DTYPE[dtype]
     except KeyError:
@@ -73,14 +100,36 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
         width = element_type.width.data
         if width == 1:
             return np.dtype(np.bool_)
-        if width not in (8, 16, 32, 64):  # numpy reads "int4" as a 4-byte int32
-            raise TypeError(f"no numpy dtype for element type {element_type}")
         unsigned = element_type.signedness.data == Signedness.UNSIGNED
-        return np.dtype(f"{'u' if unsigned else ''}int{width}")
+        name = f"{'u' if unsigned else ''}int{width}"
+        if width in (2, 4) and element_type.signedness.data != Signedness.SIGNED:
+            return _ml_dtype(name)  # numpy itself reads "int4" as a 4-byte int32
+        if width not in (8, 16, 32, 64):
+            raise TypeError(f"no numpy dtype for element type {element_type}")
+        return np.dtype(name)
+    for name, low in _LOW_PRECISION.items():
+        if element_type == low:
+            return _ml_dtype(name)
     raise TypeError(f"no numpy dtype for element type {element_type}")
+
+
+def is_low_precision(dtype: np.dtype) -> bool:
+    """Whether `dtype` is one of the storage-only types (float8, float4, 4- and 2-bit
+    integers), which only casts compute in."""
+    return dtype.name in _LOW_PRECISION
+
+
+def _ml_dtype(name: str) -> np.dtype:
+    import ml_dtypes
+
+    return np.dtype(getattr(ml_dtypes, name))
 
 
 def device_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype the JAX backend computes `dtype` in: 64-bit integers run as 32-bit (JAX's
     64-bit mode stays off; indices and shapes fit), converted back at the boundary."""
-    return np.dtype(np.int32) if dtype == np.dtype(np.int64) else dtype
+    if dtype == np.dtype(np.int64):
+        return np.dtype(np.int32)
+    if dtype == np.dtype(np.uint64):
+        return np.dtype(np.uint32)
+    return dtype

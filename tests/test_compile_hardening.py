@@ -202,9 +202,10 @@ def test_dynamic_input_is_refused() -> None:
 
 
 def test_unsupported_element_type_is_refused() -> None:
-    """An element type numpy cannot hold (i4) raised TypeError."""
-    model = _model("func.return %x : tensor<4xi4>", "%x: tensor<4xi4>", "tensor<4xi4>")
-    _refused(model, "input #0", "element type i4")
+    """An element type numpy cannot hold (i4 raised TypeError before ml_dtypes' int4
+    stored it; i3 has no storage at all)."""
+    model = _model("func.return %x : tensor<4xi3>", "%x: tensor<4xi3>", "tensor<4xi3>")
+    _refused(model, "input #0", "element type i3")
 
 
 def test_ir_that_does_not_verify_is_refused() -> None:
@@ -447,15 +448,19 @@ def test_computed_values_quantized_in_64_bits_are_refused() -> None:
     _refused(model, 'layer "q" (op #0, synap.quantize): result #0', "i64 storage")
 
 
-def test_unsigned_64_bit_integers_are_refused() -> None:
-    """OverflowError (2**64 - 1 passed to XLA) lowering a cast to ui64."""
+def test_unsigned_64_bit_integers_run_as_32_bit_ones() -> None:
+    """A cast to ui64 raised OverflowError (2**64 - 1 passed to XLA); uint64 now runs
+    as uint32 on the device, as int64 runs as int32, and is uint64 again outside."""
     model = _model(
         '%y = synap.cast %x {layer_name = "c"} : (tensor<4xf32>) -> tensor<4xui64>\n'
         "func.return %y : tensor<4xui64>",
         "%x: tensor<4xf32>",
         "tensor<4xui64>",
     )
-    _refused(model, 'layer "c" (op #0, synap.cast): result #0', "element type ui64")
+    x = np.array([0.0, 1.5, 7.0, 40000.0], np.float32)  # float16 on the NPU
+    (y,) = synapc.compile(model, "VS680").run([x])
+    assert y.dtype == np.uint64
+    np.testing.assert_array_equal(y, [0, 1, 7, 40000])
 
 
 def test_float_to_uint32_cast_saturates() -> None:

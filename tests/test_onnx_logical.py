@@ -397,11 +397,18 @@ def test_refusals_name_node_and_operator(
     assert "\n" not in text
 
 
-def test_uint64_is_refused_clearly(tmp_path: Path) -> None:
+def test_uint64_runs_and_strings_are_refused_clearly(tmp_path: Path) -> None:
+    """uint64 runs as uint32 on the device (as int64 runs as int32); a type without a
+    synap element type is refused naming the input."""
     u64 = TensorProto.UINT64
     node = helper.make_node("Equal", ["a", "b"], ["out"])
     path = _save(tmp_path, [node], [("a", u64, [2]), ("b", u64, [2])], [("out", B, [2])])
-    with pytest.raises(synapc.SynapcError, match="input 'a' has element type UINT64"):
+    exe = synapc.compile(synapc.import_model(path), "GENERIC")
+    a, b = np.array([3, 2**31 + 5], np.uint64), np.array([3, 5], np.uint64)
+    np.testing.assert_array_equal(exe.run([a, b])[0], [True, False])
+    s = TensorProto.STRING
+    path = _save(tmp_path, [node], [("a", s, [2]), ("b", s, [2])], [("out", B, [2])])
+    with pytest.raises(synapc.SynapcError, match="input 'a' has element type STRING"):
         synapc.import_model(path)
 
 

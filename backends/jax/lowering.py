@@ -37,7 +37,6 @@ import numpy as np
 from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
-    Signedness,
     StringAttr,
     TensorType,
 )
@@ -283,24 +282,10 @@ def tensor_dtype(t: Attribute, what: str) -> np.dtype:
     if not isinstance(t, TensorType):
         raise UnsupportedOpError(f"{what} has type {t}; the JAX backend runs tensors only")
     element = t.element_type
-    dtype = None
-    # whole bytes only: numpy_dtype would read i4 as np.dtype("int4"), a 4-byte integer;
-    # no unsigned 64-bit integers: JAX runs without 64-bit types (int64 runs as int32)
-    if (
-        is_float(element)
-        or is_quantized(element)
-        or (
-            isinstance(element, IntegerType)
-            and element.width.data in (1, 8, 16, 32, 64)
-            and not (
-                element.width.data == 64 and element.signedness.data == Signedness.UNSIGNED
-            )
-        )
-    ):
-        try:
-            dtype = numpy_dtype(element)
-        except TypeError:
-            dtype = None
+    try:  # float, integer, quantized and the storage-only types of synapc.dtypes
+        dtype = numpy_dtype(element)
+    except TypeError:
+        dtype = None
     if dtype is None:
         raise UnsupportedOpError(
             f"{what} has element type {element}, which the JAX backend does not support"

@@ -121,6 +121,22 @@ class DepthToSpaceModeAttr(EnumAttribute[DepthToSpaceMode], SpacedOpaqueSyntaxAt
     name = "synap.depth_to_space_mode"
 
 
+class ExponentRounding(StrEnum):
+    """How `synap.cast` rounds to float8e8m0 (a power of two, exponent only): ``up``
+    to the next power of two, ``down`` to the previous one, ``nearest`` (ties to even)."""
+
+    UP = "up"
+    DOWN = "down"
+    NEAREST = "nearest"
+
+
+@irdl_attr_definition
+class ExponentRoundingAttr(EnumAttribute[ExponentRounding], SpacedOpaqueSyntaxAttribute):
+    """The rounding of `synap.cast` to float8e8m0."""
+
+    name = "synap.exponent_rounding"
+
+
 ATTRIBUTES = [
     ActivationAttr,
     PadModeAttr,
@@ -128,6 +144,7 @@ ATTRIBUTES = [
     CoordinateModeAttr,
     NearestRoundingAttr,
     DepthToSpaceModeAttr,
+    ExponentRoundingAttr,
 ]
 
 

@@ -161,20 +161,43 @@ def is_float(element: Attribute) -> bool:
     return getattr(element, "name", "") in {"f16", "bf16", "f32", "f64"}
 
 
+#: The storage-only float types (ONNX's float8 and float4 kinds).
+_LOW_PRECISION_FLOATS = frozenset(
+    {"f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ", "f8E8M0FNU", "f4E2M1FN"}
+)
+
+
+def is_low_precision(element: Attribute) -> bool:
+    """Whether an element type is storage-only: float8, float4 and 2- or 4-bit integers
+    hold a model's values and are cast to and from, but no other op computes in them."""
+    if isinstance(element, IntegerType):
+        return element.width.data in (2, 4)
+    return getattr(element, "name", "") in _LOW_PRECISION_FLOATS
+
+
 def _kind(element: Attribute) -> str:
     if is_quantized(element):
         return "quantized"
     return str(element)
 
 
-def check_tensor_type(t: Attribute, what: str) -> None:
+def check_tensor_type(t: Attribute, what: str, low_precision: bool = False) -> None:
     """A synap operand or result is a ranked, static tensor of float, integer or quantized
-    elements, and a per-axis quantized type fits its shape."""
+    elements (or, where `low_precision`, of a storage-only type), and a per-axis
+    quantized type fits its shape."""
     assert isinstance(t, TensorType)  # the IRDL operand constraints checked this
     if any(d < 0 for d in t.get_shape()):
         raise VerifyException(f"{what} must have a static shape, got {t}")
     element = t.element_type
-    if not (is_float(element) or is_quantized(element) or isinstance(element, IntegerType)):
+    if is_low_precision(element):
+        if not low_precision:
+            raise VerifyException(
+                f"{what} has element type {element}, which only synap.cast takes "
+                "(a storage-only type)"
+            )
+    elif not (
+        is_float(element) or is_quantized(element) or isinstance(element, IntegerType)
+    ):
         raise VerifyException(f"{what} has unsupported element type {element}")
     verify_quantized_tensor(t, what)
 
@@ -215,6 +238,8 @@ class SynapOp(IRDLOperation):
     #: Whether every operand must be of operand 0's kind (same float or integer type, or
     #: quantized with any parameters).
     SAME_KIND_OPERANDS: ClassVar[bool] = False
+    #: Whether operands and results may be of the storage-only types (`is_low_precision`).
+    TAKES_LOW_PRECISION: ClassVar[bool] = False
 
     # -- subclass hooks -------------------------------------------------------------
     @classmethod
@@ -253,10 +278,11 @@ class SynapOp(IRDLOperation):
     # -- verification ---------------------------------------------------------------
     def verify_(self) -> None:
         try:
+            low = self.TAKES_LOW_PRECISION
             for i, operand in enumerate(self.operands):
-                check_tensor_type(operand.type, f"operand #{i}")
+                check_tensor_type(operand.type, f"operand #{i}", low)
             for i, result in enumerate(self.results):
-                check_tensor_type(result.type, f"result #{i}")
+                check_tensor_type(result.type, f"result #{i}", low)
         except VerifyException as error:
             self.fail(str(error))
         if self.SAME_KIND_OPERANDS and self.operands:

@@ -6,7 +6,15 @@ from typing import Any, ClassVar
 
 from xdsl.irdl import irdl_op_definition
 
-from synapc.dialects.synap.base import Shape, element_of, is_float, is_quantized
+from synapc.dialects.synap.attributes import ExponentRounding, ExponentRoundingAttr
+from synapc.dialects.synap.base import (
+    Shape,
+    bool_prop,
+    element_of,
+    enum_prop,
+    is_float,
+    is_quantized,
+)
 from synapc.dialects.synap.data_movement import _ShapedByResult
 
 
@@ -25,9 +33,19 @@ class _Conversion(_ShapedByResult):
 @irdl_op_definition
 class CastOp(_Conversion):
     """Convert between float and integer element types (C semantics: float to integer
-    truncates toward zero). Quantized types convert with quantize / dequantize."""
+    truncates toward zero). Quantized types convert with quantize / dequantize.
+
+    The one op that takes the storage-only types (float8, float4, 2- and 4-bit
+    integers). To a float8 type, `saturate` clamps values beyond its range (and
+    infinities) to its largest finite value, as ONNX's Cast does by default; without it
+    they become infinity or NaN. To 2- and 4-bit integers, the truncated value wraps.
+    `exponent_rounding` rounds to float8e8m0 (powers of two)."""
 
     name = "synap.cast"
+
+    TAKES_LOW_PRECISION: ClassVar[bool] = True
+    saturate = bool_prop(True)
+    exponent_rounding = enum_prop(ExponentRoundingAttr, ExponentRounding.UP)
 
     def verify_semantics(self) -> None:
         if is_quantized(element_of(self.input)) or is_quantized(element_of(self.output)):

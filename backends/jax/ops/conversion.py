@@ -22,6 +22,7 @@ from synapc.backends.jax.lowering import (
     kernel,
     takes_booleans,
 )
+from synapc.backends.jax.ops.low_precision import cast_to_low_precision, widened
 from synapc.backends.jax.ops.quantized import (
     c_int32,
     dequantize_float32,
@@ -38,6 +39,7 @@ from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import conversion
 from synapc.dialects.synap.attributes import IntegerSemantics
 from synapc.dialects.synap.base import element_of, is_float
+from synapc.dtypes import is_low_precision
 
 
 def _wrap_int32(x: jax.Array) -> jax.Array:
@@ -107,9 +109,14 @@ def cast(
 ) -> list[jax.Array]:
     """TFLite's CAST: float to integer truncates toward zero and saturates to the
     target's range (NaN becomes its maximum); integers wrap to narrower types; anything
-    to bool is ``!= 0``."""
-    x = args[0]
+    to bool is ``!= 0``. The storage-only types follow ONNX (see `low_precision`)."""
+    x = widened(args[0])
     dtype = np.dtype(ctx.dtype_of(op.output))
+    if is_low_precision(dtype):
+        props = op.props()
+        return [
+            cast_to_low_precision(x, dtype, props["saturate"], props["exponent_rounding"])
+        ]
     if dtype == np.bool_:
         return [x != 0]
     if jnp.issubdtype(x.dtype, jnp.floating) and jnp.issubdtype(dtype, jnp.integer):

@@ -1,4 +1,5 @@
-"""ONNX Cast and CastLike as a synap cast (an alias when the type does not change)."""
+"""ONNX Cast and CastLike as a synap cast (an alias when the type does not change),
+with ONNX's `saturate` (float8 targets) and `round_mode` (float8e8m0 targets)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from onnx import helper
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
+from synapc.dialects.synap.attributes import ExponentRounding
 from synapc.dialects.synap.base import shape_of
 from synapc.dialects.synap.conversion import CastOp
 from synapc.dtypes import element_type_for
@@ -34,6 +36,9 @@ def _cast_to(imp: Importer, node: Node, element: Attribute) -> None:
     if imp.element_type(x) == element:
         imp.tensors[node.outputs[0]] = imp.tensor(x)
         return
+    rounding = node.attr("round_mode", "up")
+    if rounding not in set(ExponentRounding):
+        raise node.fail(f"round_mode {rounding!r} must be up, down or nearest")
     value = imp.get(x, "any")
     imp.emit(
         node,
@@ -41,4 +46,6 @@ def _cast_to(imp: Importer, node: Node, element: Attribute) -> None:
         value,
         perm=imp.perm(x),
         result_types=[TensorType(element, shape_of(value))],
+        saturate=bool(node.attr("saturate", 1)),
+        exponent_rounding=ExponentRounding(rounding),
     )
