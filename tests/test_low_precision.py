@@ -145,3 +145,45 @@ def test_64_bit_input_beyond_the_32_bit_device_type_is_refused(dtype: type) -> N
     np.testing.assert_array_equal(exe.run([np.array([1, 7], dtype)])[0], [2, 14])
     with pytest.raises(SynapcError, match="runs as"):
         exe.run([np.array([1, 2**40], dtype)])
+
+
+@pytest.mark.parametrize(
+    ("source", "to", "x", "expected"),
+    [
+        (
+            TensorProto.FLOAT,
+            TensorProto.FLOAT8E4M3FN,
+            np.array([0.3, 500.0, -1e9, 2.0], np.float32),
+            np.array([0.3125, 448.0, -448.0, 2.0], np.float32),
+        ),
+        (
+            TensorProto.INT4,
+            TensorProto.FLOAT,
+            np.array([1, -8, 7, -1], ml_dtypes.int4),
+            np.array([1.0, -8.0, 7.0, -1.0], np.float32),
+        ),
+    ],
+    ids=["float-to-float8", "int4-to-float"],
+)
+def test_a_package_with_storage_only_inputs_or_outputs_loads_and_runs(
+    tmp_path: Path, source: int, to: int, x: np.ndarray, expected: np.ndarray
+) -> None:
+    """The writer stored these types' names, which the package reader refused: every
+    data type a converted model has is one the runtime loads."""
+    from synapc.runtime import Network
+
+    node = helper.make_node("Cast", ["x"], ["y"], to=to)
+    graph = helper.make_graph(
+        [node],
+        "cast",
+        [helper.make_tensor_value_info("x", source, [4])],
+        [helper.make_tensor_value_info("y", to, [4])],
+    )
+    path = tmp_path / "cast.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), path)
+    synapc.convert(path, "VS680", tmp_path / "out")
+    network = Network(tmp_path / "out" / "model.synap")
+    network.inputs[0].assign(x)
+    network.predict()
+    got = network.outputs[0].to_numpy().astype(np.float32)
+    np.testing.assert_array_equal(got, expected)

@@ -15,14 +15,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import ml_dtypes  # noqa: F401 (numpy resolves ml_dtypes' names once it is imported)
 import numpy as np
 
 from synapc.errors import SynapcError
 from synapc.limits import limits
 
-#: Data types a tensor or a weight may have (numpy dtype names; no object dtypes).
+#: Data types a tensor or a weight may have (numpy dtype names, and ml_dtypes' for
+#: bfloat16 and the storage-only types; no object dtypes).
 DATA_TYPES = frozenset(
     {
+        "bfloat16",
+        "float8_e4m3fn",
+        "float8_e4m3fnuz",
+        "float8_e5m2",
+        "float8_e5m2fnuz",
+        "float8_e8m0fnu",
+        "float4_e2m1fn",
+        "int4",
+        "uint4",
+        "int2",
+        "uint2",
         "bool",
         "uint8",
         "int8",
@@ -296,6 +309,10 @@ class TensorSpec:
     quantization: Quantization | None = None
     means: tuple[float, ...] | None = None
     scale: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.data_type not in DATA_TYPES:  # a package the reader would refuse
+            raise ValueError(f"tensor '{self.name}': no package data type {self.data_type}")
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in bundle.json and model.json."""

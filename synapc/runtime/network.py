@@ -29,7 +29,7 @@ import jax.export
 import numpy as np
 
 from synapc.backends.package import PackageError, TensorSpec, read_package
-from synapc.backends.package.spec import quote
+from synapc.backends.package.spec import DATA_TYPES, quote
 from synapc.errors import SynapcError
 from synapc.limits import limits
 from synapc.runtime.cache import configure
@@ -190,7 +190,7 @@ class _Program:
             ) from error
         if not all(isinstance(d, int) for shape in shapes for d in shape):
             raise PackageError(f"{where}: the program has symbolic (dynamic) shapes")
-        if any(d.kind not in "biuf" for d in dtypes):
+        if any(d.kind not in "biuf" and d.name not in DATA_TYPES for d in dtypes):
             raise PackageError(f"{where}: the program takes or returns unsupported types")
         if exported.nr_devices != 1:
             raise PackageError(
@@ -261,7 +261,10 @@ class _Program:
                 f"{len(self.in_avals)}"
             )
         for j, (x, aval) in enumerate(zip(inputs, self.in_avals, strict=True)):
-            if tuple(x.shape) != tuple(aval.shape) or np.dtype(x.dtype).kind not in "biuf":
+            dtype = np.dtype(x.dtype)
+            if tuple(x.shape) != tuple(aval.shape) or (
+                dtype.kind not in "biuf" and dtype.name not in DATA_TYPES
+            ):
                 raise SynapcError(
                     f"{self.where}: input {j} is {np.dtype(x.dtype).name}"
                     f"{list(x.shape)}, the program takes {_signature([aval])}"

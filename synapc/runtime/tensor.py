@@ -9,6 +9,7 @@ saturates to the storage type's range.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from synapc.backends.package import Quantization, TensorSpec
@@ -114,8 +115,8 @@ class Tensor:
 
     def _convert(self, x: np.ndarray) -> np.ndarray:
         dtype = self.data_type
-        if dtype.kind == "f" or dtype.name == "bfloat16":
-            return x.astype(dtype)
+        if dtype.kind == "f" or dtype.name.startswith(("bfloat", "float")):
+            return x.astype(dtype)  # ml_dtypes' floats (bfloat16, float8) round to nearest
         if dtype.kind == "b":
             return x != 0
         if self.quantization is not None:
@@ -123,7 +124,7 @@ class Tensor:
             x = _round_half_away(x / scale) + zero_point
         else:
             x = _round_half_away(x)
-        info = np.iinfo(dtype)
+        info = ml_dtypes.iinfo(dtype)  # numpy's, and ml_dtypes' int4 / int2
         return np.clip(x, info.min, info.max).astype(dtype)
 
     def to_numpy(self) -> np.ndarray:

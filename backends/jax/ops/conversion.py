@@ -121,7 +121,7 @@ def cast(
         return [x != 0]
     if jnp.issubdtype(x.dtype, jnp.floating) and jnp.issubdtype(dtype, jnp.integer):
         info = np.iinfo(dtype)
-        t = jnp.trunc(x)
+        t = jnp.trunc(x.astype(jnp.float32))  # float16 cannot hold the uint32 bounds
         high = ~(t < float(info.max))  # also NaN
         low = t < float(info.min)
         inside = jnp.where(high | low, jnp.zeros_like(t), t).astype(dtype)
