@@ -45,8 +45,8 @@ func.func @f(%x: tensor<2x8xf32>) {
 
 // -----
 
-// An unsupported element type (an 8-bit float).
-// CHECK: synap.sigmoid "act": operand #0 has unsupported element type f8E4M3FN
+// A storage-only element type (an 8-bit float): only synap.cast takes it.
+// CHECK: synap.sigmoid "act": operand #0 has element type f8E4M3FN, which only synap.cast takes (a storage-only type)
 func.func @f(%x: tensor<2x8xf8E4M3FN>) {
   %0 = synap.sigmoid %x {layer_name = "act"} : (tensor<2x8xf8E4M3FN>) -> tensor<2x8xf8E4M3FN>
   func.return

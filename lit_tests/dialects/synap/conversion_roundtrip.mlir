@@ -10,13 +10,14 @@
 // forms, and going through the generic form gives the same custom text.
 
 // Round trip of the ops of dialects/synap/conversion.py: cast, quantize and dequantize.
-// None has properties; the result type carries the target element type.
+// The result type carries the target element type; cast's `saturate` (float8 targets)
+// and `exponent_rounding` (float8e8m0 targets) are elided at their defaults.
 
 // CHECK-LABEL: func.func @cast(
 func.func @cast(%f: tensor<2x3xf32>, %i: tensor<2x3xi32>, %h: tensor<4xf16>) {
   // Float to integer and back.
   // CHECK-NEXT: %0 = synap.cast %f : (tensor<2x3xf32>) -> tensor<2x3xi32>
-  // GENERIC: %0 = "synap.cast"(%f) : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  // GENERIC: %0 = "synap.cast"(%f) <{saturate = true, exponent_rounding = #synap<exponent_rounding up>}> : (tensor<2x3xf32>) -> tensor<2x3xi32>
   %0 = synap.cast %f : (tensor<2x3xf32>) -> tensor<2x3xi32>
   // CHECK-NEXT: %1 = synap.cast %i {layer_name = "cast", layer_index = 39 : i64} : (tensor<2x3xi32>) -> tensor<2x3xf32>
   %1 = synap.cast %i {layer_name = "cast", layer_index = 39 : i64} : (tensor<2x3xi32>) -> tensor<2x3xf32>
@@ -27,6 +28,13 @@ func.func @cast(%f: tensor<2x3xf32>, %i: tensor<2x3xi32>, %h: tensor<4xf16>) {
   %3 = synap.cast %i : (tensor<2x3xi32>) -> tensor<2x3xi8>
   // CHECK-NEXT: %4 = synap.cast %f : (tensor<2x3xf32>) -> tensor<2x3xi1>
   %4 = synap.cast %f : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  // To and from the storage-only types, with the float8 properties.
+  // CHECK-NEXT: %5 = synap.cast %f {saturate = false} : (tensor<2x3xf32>) -> tensor<2x3xf8E5M2>
+  %5 = synap.cast %f {saturate = false} : (tensor<2x3xf32>) -> tensor<2x3xf8E5M2>
+  // CHECK-NEXT: %6 = synap.cast %f {exponent_rounding = #synap<exponent_rounding nearest>} : (tensor<2x3xf32>) -> tensor<2x3xf8E8M0FNU>
+  %6 = synap.cast %f {exponent_rounding = #synap<exponent_rounding nearest>} : (tensor<2x3xf32>) -> tensor<2x3xf8E8M0FNU>
+  // CHECK-NEXT: %7 = synap.cast %5 : (tensor<2x3xf8E5M2>) -> tensor<2x3xi4>
+  %7 = synap.cast %5 : (tensor<2x3xf8E5M2>) -> tensor<2x3xi4>
   // CHECK-NEXT: func.return
   func.return
 }
