@@ -61,6 +61,7 @@ class ResizeMode(StrEnum):
 
     NEAREST = "nearest"
     BILINEAR = "bilinear"
+    CUBIC = "cubic"
 
 
 @irdl_attr_definition
@@ -75,13 +76,19 @@ class CoordinateMode(StrEnum):
 
     ``asymmetric``: x_in = x_out / scale; ``align_corners``: corner pixels align;
     ``half_pixel``: x_in = (x_out + 0.5) / scale - 0.5; ``pytorch_half_pixel``: as
-    half_pixel but 0 when the output extent is 1.
+    half_pixel but -0.5 (ONNX; the TFLite-exact kernels take 0, which picks the same
+    pixels) when the output extent is 1; ``half_pixel_symmetric``: as half_pixel,
+    shifted so the centres of input and output align when the scale does not give a whole
+    output size; ``tf_crop_and_resize``: align_corners within a region of interest, with
+    an extrapolation value outside the input.
     """
 
     ASYMMETRIC = "asymmetric"
     ALIGN_CORNERS = "align_corners"
     HALF_PIXEL = "half_pixel"
     PYTORCH_HALF_PIXEL = "pytorch_half_pixel"
+    HALF_PIXEL_SYMMETRIC = "half_pixel_symmetric"
+    TF_CROP_AND_RESIZE = "tf_crop_and_resize"
 
 
 @irdl_attr_definition

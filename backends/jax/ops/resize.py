@@ -7,7 +7,15 @@ be quantized alike). Nearest neighbour gathers them. Bilinear follows TFLite's r
 kernels: int8 and int16 use ResizeBilinearInteger (10-bit fixed-point coordinates and
 weights, a 20-bit product rounded half away from zero); uint8 uses the float kernel,
 float32 terms summed left to right, plus 0.5, truncated (emulated exactly, see
-`ops/conversion.py`)."""
+`ops/conversion.py`).
+
+ONNX's further parameters (cubic interpolation, antialiasing, a given scale that does not
+give a whole output size, half_pixel_symmetric and tf_crop_and_resize coordinates,
+`exclude_outside` in nearest mode) take the tap path: `ops/resize_taps.py` computes the
+taps and weights of each axis on the host as ONNX defines them, and the kernel gathers
+and sums them along H, then W. Nearest neighbour on that path still copies whole pixels
+(any element type); interpolation there takes float tensors only.
+"""
 
 from __future__ import annotations
 
@@ -23,11 +31,18 @@ from synapc.backends.jax.lowering import (
     op_check,
     takes_booleans,
 )
+from synapc.backends.jax.ops.common import widen
 from synapc.backends.jax.ops.quantized import f32_add, f32_mul, x64
+from synapc.backends.jax.ops.resize_taps import (
+    AxisResize,
+    Taps,
+    resize_taps,
+    tap_count,
+)
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import resize
 from synapc.dialects.synap.attributes import CoordinateMode, NearestRounding, ResizeMode
-from synapc.dialects.synap.base import element_of, shape_of
+from synapc.dialects.synap.base import element_of, is_float, shape_of
 
 
 def _scale(size_in: int, size_out: int, mode: CoordinateMode) -> np.float32:
@@ -156,34 +171,164 @@ def _bilinear_uint8(
     return y.astype(jnp.uint8)
 
 
-takes_booleans(resize.ResizeOp)  # nearest neighbour moves values (bilinear is checked)
+_TFLITE_PATH_COORDINATES = (*_TFLITE_COORDINATES, CoordinateMode.PYTORCH_HALF_PIXEL)
+
+
+def takes_taps(op: resize.ResizeOp) -> bool:
+    """Whether the op needs the tap path: an ONNX parameter the TFLite-exact nearest and
+    bilinear kernels do not have is in play."""
+    p = op.props()
+    return (
+        p["mode"] == ResizeMode.CUBIC
+        or p["coordinate_mode"] not in _TFLITE_PATH_COORDINATES
+        or op.scales is not None
+        or p["antialias"]
+        or (p["exclude_outside"] and p["mode"] == ResizeMode.NEAREST)
+    )
+
+
+def axis_resizes(op: resize.ResizeOp) -> tuple[AxisResize, AxisResize]:
+    """The resize of H and of W the op's shapes and parameters describe."""
+    p = op.props()
+    scales, roi = op.scale_values(), op.roi_values()
+    if roi is None and p["coordinate_mode"] == CoordinateMode.TF_CROP_AND_RESIZE:
+        roi = (0.0, 0.0, 1.0, 1.0)  # the whole input
+    (_, h_in, w_in, _), (_, h_out, w_out, _) = shape_of(op.input), shape_of(op.output)
+
+    def axis(i: int, size_in: int, size_out: int) -> AxisResize:
+        return AxisResize(
+            size_in=size_in,
+            size_out=size_out,
+            scale=None if scales is None else scales[i],
+            roi=None if roi is None else (roi[i], roi[i + 2]),
+            mode=p["mode"],
+            coordinate_mode=p["coordinate_mode"],
+            nearest_rounding=p["nearest_rounding"],
+            cubic_coeff_a=p["cubic_coeff_a"],
+            exclude_outside=p["exclude_outside"],
+            antialias=p["antialias"],
+        )
+
+    return axis(0, h_in, h_out), axis(1, w_in, w_out)
+
+
+def _is_gather(taps: Taps) -> bool:
+    """Whether every output index copies one input index (nearest neighbour taps with
+    no row emptied by `exclude_outside`)."""
+    return bool(np.all(taps.weights.max(axis=1) == 1))
+
+
+def _tap_features(op: resize.ResizeOp) -> str:
+    """The tap-path parameters of the op in words, for refusals."""
+    p = op.props()
+    features = ["cubic interpolation"] if p["mode"] == ResizeMode.CUBIC else []
+    if p["coordinate_mode"] not in _TFLITE_PATH_COORDINATES:
+        features.append(f"{p['coordinate_mode']} coordinates")
+    if op.scales is not None:
+        features.append("a given scale that does not give a whole output size")
+    if p["antialias"]:
+        features.append("antialias")
+    if p["exclude_outside"] and p["mode"] == ResizeMode.NEAREST:
+        features.append("exclude_outside")
+    return ", ".join(features)
+
+
+def _check_taps(op: resize.ResizeOp) -> list[tuple[str, tuple[int, ...]]]:
+    """Refuse what the tap path cannot run; the gathered taps it builds (counted
+    before any is computed: an antialiased window spans 4 / scale input pixels)."""
+    n, _, w_in, c = shape_of(op.input)
+    axis_h, axis_w = axis_resizes(op)
+    element = element_of(op.input)
+    mode = op.props()["mode"]
+    if not is_float(element):
+        kind = "quantized" if isinstance(element, UniformQuantizedType) else str(element)
+        if mode != ResizeMode.NEAREST:
+            raise UnsupportedOpError(
+                f"{kind} {mode} resizing with {_tap_features(op)} is not supported: it "
+                "interpolates float tensors only"
+            )
+        taps_h, taps_w = resize_taps(axis_h), resize_taps(axis_w)  # two taps per pixel
+        if not (_is_gather(taps_h) and _is_gather(taps_w)):
+            raise UnsupportedOpError(
+                f"{kind} nearest resizing with exclude_outside gives pixels whose only "
+                "tap lies outside the input the value 0: float tensors only"
+            )
+        if taps_h.outside.any() or taps_w.outside.any():
+            raise UnsupportedOpError(
+                f"{kind} tf_crop_and_resize maps pixels outside the input (they take "
+                "the extrapolation value): float tensors only"
+            )
+        return []
+    h_out, w_out = axis_h.size_out, axis_w.size_out
+    return [
+        ("gathered rows", (n, h_out, tap_count(axis_h), w_in, c)),
+        ("gathered columns", (n, h_out, w_out, tap_count(axis_w), c)),
+    ]
+
+
+def _extrapolate(y: jax.Array, taps: Taps, axis: int, extrapolation: float) -> jax.Array:
+    """`y` with the pixels mapped outside the input along `axis` set to `extrapolation`."""
+    if not taps.outside.any():
+        return y
+    shape = [1] * y.ndim
+    shape[axis] = taps.outside.size
+    mask = jnp.asarray(taps.outside.reshape(shape))
+    return jnp.where(mask, jnp.asarray(extrapolation, y.dtype), y)
+
+
+def _apply_taps(x: jax.Array, taps: Taps, axis: int, extrapolation: float) -> jax.Array:
+    """Sum along `axis` of the gathered taps, weighted; outside pixels extrapolated."""
+    gathered = jnp.take(x, jnp.asarray(taps.indices, jnp.int32), axis=axis)
+    shape = [1] * gathered.ndim
+    shape[axis], shape[axis + 1] = taps.weights.shape
+    weights = jnp.asarray(taps.weights.reshape(shape), x.dtype)
+    y = jnp.sum(gathered * weights, axis=axis + 1)
+    return _extrapolate(y, taps, axis, extrapolation)
+
+
+def _resize_by_taps(op: resize.ResizeOp, x: jax.Array) -> jax.Array:
+    """Resize along H, then W, by ONNX's taps (see `ops/resize_taps.py`)."""
+    axis_h, axis_w = axis_resizes(op)
+    taps_h, taps_w = resize_taps(axis_h), resize_taps(axis_w)
+    extrapolation = op.props()["extrapolation_value"]
+    if _is_gather(taps_h) and _is_gather(taps_w):
+        rows = taps_h.indices[np.arange(axis_h.size_out), taps_h.weights.argmax(axis=1)]
+        cols = taps_w.indices[np.arange(axis_w.size_out), taps_w.weights.argmax(axis=1)]
+        y = _extrapolate(x[:, rows], taps_h, 1, extrapolation)
+        return _extrapolate(y[:, :, cols], taps_w, 2, extrapolation)
+    y = _apply_taps(widen(x), taps_h, 1, extrapolation)
+    return _apply_taps(y, taps_w, 2, extrapolation).astype(x.dtype)
+
+
+takes_booleans(resize.ResizeOp)  # nearest neighbour moves values (interpolation is checked)
 
 
 @op_check(resize.ResizeOp)
 def _check_resize(op: resize.ResizeOp) -> list[tuple[str, tuple[int, ...]]]:
     """Resizing maps every output pixel to input pixels: neither the input's nor the
-    result's height and width may be 0."""
+    result's height and width may be 0. Interpolation takes float or quantized tensors;
+    the tap path's limits are `_check_taps`'."""
     before, after = shape_of(op.input), shape_of(op.output)
     if min(before[1], before[2], after[1], after[2]) < 1:
         raise UnsupportedOpError(
             f"cannot resize {list(before)} to {list(after)}: heights and widths must be "
             "at least 1"
         )
-    if op.props()["mode"] != ResizeMode.NEAREST and isinstance(
-        element_of(op.input), IntegerType
-    ):
+    mode = op.props()["mode"]
+    if mode != ResizeMode.NEAREST and isinstance(element_of(op.input), IntegerType):
         raise UnsupportedOpError(
-            f"bilinear resizing interpolates: its input must be float or quantized, "
+            f"{mode} resizing interpolates: its input must be float or quantized, "
             f"not {element_of(op.input)}"
         )
-    return []
+    return _check_taps(op) if takes_taps(op) else []
 
 
 @kernel(resize.ResizeOp)
 def resize_kernel(
     op: resize.ResizeOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Nearest or bilinear resize of H and W."""
+    """Nearest or bilinear resize of H and W as TFLite computes it, or the tap path
+    for ONNX's further parameters."""
     p = op.props()
     x = args[0]
     (_, h_in, w_in, _), (_, h_out, w_out, _) = x.shape, shape_of(op.output)
@@ -193,6 +338,8 @@ def resize_kernel(
             "quantized resize works on stored integers: its input and result must be "
             "quantized alike"
         )
+    if takes_taps(op):
+        return [_resize_by_taps(op, x)]
     if p["mode"] == ResizeMode.NEAREST:
         rows = nearest_indices(h_in, h_out, p["coordinate_mode"], p["nearest_rounding"])
         cols = nearest_indices(w_in, w_out, p["coordinate_mode"], p["nearest_rounding"])

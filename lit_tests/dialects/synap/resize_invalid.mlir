@@ -2,7 +2,8 @@
 // RUN: synapc-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=NOPASS
 
 // Every verifier error of synap.resize (dialects/synap/resize.py): NHWC rank, unchanged
-// batch and channels, and the generic checks of SynapOp.verify_ in base.py. The result
+// batch and channels, the ONNX parameters (scales, roi, antialias), and the generic
+// checks of SynapOp.verify_ in base.py. The result
 // type gives the new height and width, so there is no inferred result shape to differ from.
 
 // NOPASS guards against a chunk that verifies by mistake: it would print its module in
@@ -94,5 +95,41 @@ func.func @f(%x: tensor<1x4x4x3xf32>) {
 // CHECK: synap.resize: batch and channels must not change: [1, 4, 4, 3] -> [1, 8, 8, 1]
 func.func @f(%x: tensor<1x4x4x3xf32>) {
   %0 = synap.resize %x {coordinate_mode = #synap<coordinate_mode align_corners>} : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x1xf32>
+  func.return
+}
+
+// -----
+
+// A scale that is not positive.
+// CHECK: synap.resize "up": scales must be two positive finite numbers (H, W), got (0.0, 2.0)
+func.func @f(%x: tensor<1x4x4x3xf32>) {
+  %0 = synap.resize %x {layer_name = "up", scales = [0.0 : f32, 2.0 : f32]} : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
+  func.return
+}
+
+// -----
+
+// Scales that do not give the result's height and width.
+// CHECK: synap.resize "up": scales [2.5, 2.0] do not give the result's height and width [8, 8] from [4, 4]
+func.func @f(%x: tensor<1x4x4x3xf32>) {
+  %0 = synap.resize %x {layer_name = "up", scales = [2.5 : f32, 2.0 : f32]} : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
+  func.return
+}
+
+// -----
+
+// A region of interest without tf_crop_and_resize coordinates.
+// CHECK: synap.resize "up": a roi is only used by tf_crop_and_resize, not half_pixel
+func.func @f(%x: tensor<1x4x4x3xf32>) {
+  %0 = synap.resize %x {layer_name = "up", roi = [0.0 : f32, 0.0 : f32, 1.0 : f32, 1.0 : f32]} : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
+  func.return
+}
+
+// -----
+
+// Antialiased nearest neighbour.
+// CHECK: synap.resize "up": antialias applies to bilinear and cubic resizing, not nearest
+func.func @f(%x: tensor<1x4x4x3xf32>) {
+  %0 = synap.resize %x {layer_name = "up", antialias = true} : (tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32>
   func.return
 }

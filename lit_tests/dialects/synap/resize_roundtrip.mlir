@@ -11,20 +11,22 @@
 
 // Round trip of the op of dialects/synap/resize.py: resize, whose result type gives the
 // new height and width; mode (nearest), coordinate_mode (half_pixel) and nearest_rounding
-// (round_prefer_floor) are elided at their defaults.
+// (round_prefer_floor) are elided at their defaults, as are ONNX's further parameters
+// (cubic_coeff_a -0.75, exclude_outside, antialias, extrapolation_value 0; scales and roi
+// are absent unless given).
 
 // CHECK-LABEL: func.func @resize(
 func.func @resize(%x: tensor<1x4x4x3xf32>) {
   // All defaults: nearest, half-pixel, round-prefer-floor.
   // CHECK-NEXT: %0 = synap.resize %x : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
-  // GENERIC: %0 = "synap.resize"(%x) <{mode = #synap<resize_mode nearest>, coordinate_mode = #synap<coordinate_mode half_pixel>, nearest_rounding = #synap<nearest_rounding round_prefer_floor>}> : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
+  // GENERIC: %0 = "synap.resize"(%x) <{mode = #synap<resize_mode nearest>, coordinate_mode = #synap<coordinate_mode half_pixel>, nearest_rounding = #synap<nearest_rounding round_prefer_floor>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, antialias = false, extrapolation_value = 0.000000e+00 : f32}> : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
   %0 = synap.resize %x : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
   // Explicit defaults are elided.
   // CHECK-NEXT: %1 = synap.resize %x : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
   %1 = synap.resize %x {mode = #synap<resize_mode nearest>, coordinate_mode = #synap<coordinate_mode half_pixel>, nearest_rounding = #synap<nearest_rounding round_prefer_floor>} : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
   // Every property set, with layer attributes; downscaling.
   // CHECK-NEXT: %2 = synap.resize %x {layer_name = "up", layer_index = 38 : i64, mode = #synap<resize_mode bilinear>, coordinate_mode = #synap<coordinate_mode align_corners>, nearest_rounding = #synap<nearest_rounding ceil>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x3x3xf32>
-  // GENERIC: %2 = "synap.resize"(%x) <{mode = #synap<resize_mode bilinear>, coordinate_mode = #synap<coordinate_mode align_corners>, nearest_rounding = #synap<nearest_rounding ceil>}> {layer_name = "up", layer_index = 38 : i64} : (tensor<1x4x4x3xf32>) -> tensor<1x2x3x3xf32>
+  // GENERIC: %2 = "synap.resize"(%x) <{mode = #synap<resize_mode bilinear>, coordinate_mode = #synap<coordinate_mode align_corners>, nearest_rounding = #synap<nearest_rounding ceil>, cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, antialias = false, extrapolation_value = 0.000000e+00 : f32}> {layer_name = "up", layer_index = 38 : i64} : (tensor<1x4x4x3xf32>) -> tensor<1x2x3x3xf32>
   %2 = synap.resize %x {layer_name = "up", layer_index = 38 : i64, mode = #synap<resize_mode bilinear>, coordinate_mode = #synap<coordinate_mode align_corners>, nearest_rounding = #synap<nearest_rounding ceil>} : (tensor<1x4x4x3xf32>) -> tensor<1x2x3x3xf32>
   // The remaining coordinate modes and roundings.
   // CHECK-NEXT: %3 = synap.resize %x {coordinate_mode = #synap<coordinate_mode asymmetric>, nearest_rounding = #synap<nearest_rounding floor>} : (tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32>
@@ -36,6 +38,13 @@ func.func @resize(%x: tensor<1x4x4x3xf32>) {
   // Same size.
   // CHECK-NEXT: %6 = synap.resize %x : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
   %6 = synap.resize %x : (tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  // Cubic, antialiased, with a given scale that does not give a whole output size.
+  // CHECK-NEXT: %7 = synap.resize %x {mode = #synap<resize_mode cubic>, coordinate_mode = #synap<coordinate_mode half_pixel_symmetric>, scales = [6.000000e-01 : f32, 8.000000e-01 : f32], cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = true, antialias = true} : (tensor<1x4x4x3xf32>) -> tensor<1x2x3x3xf32>
+  // GENERIC: %7 = "synap.resize"(%x) <{mode = #synap<resize_mode cubic>, coordinate_mode = #synap<coordinate_mode half_pixel_symmetric>, scales = [6.000000e-01 : f32, 8.000000e-01 : f32], cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = true, antialias = true, nearest_rounding = #synap<nearest_rounding round_prefer_floor>, extrapolation_value = 0.000000e+00 : f32}> : (tensor<1x4x4x3xf32>) -> tensor<1x2x3x3xf32>
+  %7 = synap.resize %x {mode = #synap<resize_mode cubic>, coordinate_mode = #synap<coordinate_mode half_pixel_symmetric>, scales = [0.6 : f32, 0.8 : f32], cubic_coeff_a = -0.5 : f32, exclude_outside = true, antialias = true} : (tensor<1x4x4x3xf32>) -> tensor<1x2x3x3xf32>
+  // A crop of a region of interest, extrapolating outside the input.
+  // CHECK-NEXT: %8 = synap.resize %x {mode = #synap<resize_mode bilinear>, coordinate_mode = #synap<coordinate_mode tf_crop_and_resize>, roi = [-2.500000e-01 : f32, 0.000000e+00 : f32, 1.250000e+00 : f32, 5.000000e-01 : f32], extrapolation_value = 1.000000e+01 : f32} : (tensor<1x4x4x3xf32>) -> tensor<1x3x3x3xf32>
+  %8 = synap.resize %x {mode = #synap<resize_mode bilinear>, coordinate_mode = #synap<coordinate_mode tf_crop_and_resize>, roi = [-0.25 : f32, 0.0 : f32, 1.25 : f32, 0.5 : f32], extrapolation_value = 10.0 : f32} : (tensor<1x4x4x3xf32>) -> tensor<1x3x3x3xf32>
   // CHECK-NEXT: func.return
   func.return
 }
