@@ -331,3 +331,33 @@ __all__ = [
     "format_scale",
     "verify_quantized_tensor",
 ]
+
+
+def quantize_real(value: float, q: UniformQuantizedType) -> int:
+    """TFLite's ``zero_point + int(TfLiteRound(value / scale))`` in float32 (ties away
+    from zero). A quotient beyond float32 (an infinite bound, or a tiny scale) gives the
+    storage extreme on its side, which is what every caller clamps to; NaN cannot be
+    quantized (ValueError)."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        ratio = np.float32(value) / np.float32(q.scale)
+    if np.isnan(ratio):
+        raise ValueError(f"cannot quantize {value} with scale {q.scale:g}")
+    if np.isinf(ratio):
+        return q.storage_max if ratio > 0 else q.storage_min
+    whole = np.trunc(ratio)  # the fraction is exact: ties are found exactly
+    away = np.sign(ratio) if abs(ratio - whole) >= 0.5 else 0
+    return int(q.zero_point + int(whole + away))
+
+
+def activation_range(
+    bounds: tuple[float | None, float | None], q: UniformQuantizedType
+) -> tuple[int, int]:
+    """TFLite's CalculateActivationRangeQuantized: the storage range of `q`, narrowed to
+    a fused activation's clamp `bounds` (None: unbounded) quantized with `q`."""
+    low, high = bounds
+    lo, hi = q.storage_min, q.storage_max
+    if low is not None:
+        lo = max(lo, quantize_real(low, q))
+    if high is not None:
+        hi = min(hi, quantize_real(high, q))
+    return lo, hi

@@ -7,15 +7,10 @@ on every inference and lets the other passes see plain weights (a transposed fil
 becomes a filter). Each such op is replaced by new `synap.constant`s whose values go into
 the WeightStore.
 
-The values come from the JAX backend's own kernel for the op (`lowering.kernel_for`:
-under ONNX integer semantics a quantized op without an ONNX integer kernel runs
-dequantize -> float kernel -> quantize), called exactly as `lowering.lower` calls it:
-float32 compute dtype, the module's integer semantics, operands converted and laid out
-as the lowering does, and the kernel jitted with the operands as arguments, so XLA
-compiles the same float arithmetic as in the program (op-by-op eager calls may round
-differently where XLA fuses a multiply and an add); only kernels that round nothing
-(plain integer arithmetic, data movement of unquantized values) run eagerly, which saves
-a compilation. So a folded model computes the integers the unfolded one computes.
+The values come from the compilation context's evaluator (`synapc.context.evaluator_of`):
+by default the JAX backend's own kernels, called exactly as the lowering calls them
+(`backends/jax/evaluate.py`), so a folded model computes the integers the unfolded one
+computes. The pass itself names no backend.
 
 Not folded: ops with an operand that is not a constant (or a constant without values in
 the WeightStore), ops without a kernel, ops the kernel refuses, and ops whose results
@@ -31,88 +26,23 @@ the unfolded op would have run in float16, so the folded value is the more accur
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
-import jax
-import jax.numpy as jnp
-import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
-from synapc.backends.jax import lowering
-from synapc.backends.jax.lowering import LoweringContext
-from synapc.context import weights_of
-from synapc.dialects.synap import data_movement as dm
-from synapc.dialects.synap.base import SynapOp, element_of, is_quantized
+from synapc.context import Evaluator, evaluator_of, weights_of
+from synapc.dialects.synap.base import SynapOp
 from synapc.dialects.synap.constant import ConstantOp
-from synapc.dtypes import numpy_dtype
-from synapc.passes.common import constant_array, integer_semantics_of, new_constant
+from synapc.passes.common import constant_array, new_constant
 from synapc.weights import WeightStore
 
-#: Ops whose kernels only move values (see `_exact_eagerly`).
-_DATA_MOVEMENT = (dm.ConcatOp, dm.SplitOp, dm.SliceOp, dm.StridedSliceOp, dm.ReshapeOp,
-                  dm.TransposeOp, dm.PadOp, dm.TileOp, dm.BroadcastToOp, dm.GatherOp,
-                  dm.DepthToSpaceOp, dm.SpaceToDepthOp)  # fmt: skip
 #: Attributes that name the source layer; the folded constants keep them.
 _SOURCE_ATTRIBUTES = ("layer_name", "layer_index")
-
-
-def _exact_eagerly(op: Operation) -> bool:
-    """Whether calling the kernel op by op gives what the jitted program computes: plain
-    integer arithmetic, and moving float or integer values, round nothing that XLA could
-    fuse differently. Everything else is jitted on its own (about 3x slower to fold)."""
-    elements = [element_of(v) for v in (*op.operands, *op.results)]
-    if any(is_quantized(e) for e in elements):
-        return False
-    return isinstance(op, _DATA_MOVEMENT) or all(
-        isinstance(e, IntegerType) for e in elements
-    )
-
-
-def _traced(kernel: lowering.Kernel, op: Operation, ctx: LoweringContext):
-    """`kernel` on `op` as a function of the operand arrays, for `jax.jit`."""
-
-    def run(*args: jax.Array) -> list[jax.Array]:
-        return list(kernel(op, list(args), ctx))
-
-    return run
-
-
-def evaluate(op: Operation, arrays: Sequence[np.ndarray]) -> list[np.ndarray] | None:
-    """The results of `op` on the constant operand values `arrays`, computed by the JAX
-    backend's kernel and stored as the result types store them (the storage integers of
-    quantized types); None when the backend has no kernel for the op or refuses it."""
-    if type(op) not in lowering.KERNELS:
-        return None
-    ctx = LoweringContext(np.dtype(np.float32), integer_semantics_of(op))
-    layout = lowering.OPERAND_LAYOUTS.get(type(op))
-    transforms = layout(op) if layout is not None else {}
-    args = []
-    for index, array in enumerate(arrays):
-        array = lowering.as_kernel_operand(array, ctx)
-        transform = transforms.get(index)
-        args.append(jnp.asarray(array if transform is None else transform(array)))
-    try:
-        kernel = lowering.kernel_for(op, ctx)
-        if _exact_eagerly(op):
-            results = kernel(op, args, ctx)
-        else:
-            results = jax.jit(_traced(kernel, op, ctx))(*args)
-    except NotImplementedError:  # UnsupportedOpError: the backend refuses this op
-        return None
-    arrays_out = []
-    for value, result in zip(op.results, results, strict=True):
-        assert isinstance(value.type, TensorType)
-        array = np.asarray(result).astype(numpy_dtype(value.type.element_type))
-        if array.shape != value.type.get_shape():
-            return None
-        arrays_out.append(array)
-    return arrays_out
 
 
 def _result_elements(op: Operation) -> int:
@@ -128,6 +58,7 @@ class FoldConstantOp(RewritePattern):
 
     weights: WeightStore
     max_elements: int
+    evaluate: Evaluator
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, ConstantOp) or not isinstance(op, SynapOp) or not op.operands:
@@ -139,7 +70,7 @@ class FoldConstantOp(RewritePattern):
         arrays = [constant_array(v, self.weights) for v in op.operands]
         if any(a is None for a in arrays):
             return
-        values = evaluate(op, arrays)  # type: ignore[arg-type]
+        values = self.evaluate(op, arrays)  # type: ignore[arg-type]
         if values is None:
             return
         hint = op.layer_name.data if op.layer_name is not None else "folded"
@@ -161,7 +92,8 @@ class FoldConstantOp(RewritePattern):
 @dataclass(frozen=True)
 class FoldConstantsPass(ModulePass):
     """Replace ops computed from constants only by the constants of their results,
-    evaluated with the JAX backend's kernels; erase the constants left unused."""
+    evaluated by the context's evaluator (the backend's kernels); erase the constants
+    left unused."""
 
     name = "fold-constants"
 
@@ -169,6 +101,5 @@ class FoldConstantsPass(ModulePass):
     """Fold no op whose results hold more elements than this in all."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lowering.load_kernels()
-        pattern = FoldConstantOp(weights_of(ctx), self.max_elements)
+        pattern = FoldConstantOp(weights_of(ctx), self.max_elements, evaluator_of(ctx))
         PatternRewriteWalker(pattern).rewrite_module(op)

@@ -49,9 +49,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from synapc.backends.jax.ops.quantized import activation_range
 from synapc.context import weights_of
-from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.quant import UniformQuantizedType, activation_range
 from synapc.dialects.synap.activation import ClampOp
 from synapc.dialects.synap.attributes import Activation, ActivationAttr, IntegerSemantics
 from synapc.dialects.synap.base import element_of, is_float
@@ -150,7 +149,9 @@ def onnx_fusion_is_exact(
         np.float32(-np.inf if low is None else low),
         np.float32(np.inf if high is None else high),
     )
-    fused = np.clip(stored, *activation_range(activation_for(bounds), q))
+    activation = activation_for(bounds)
+    exact = (None, None) if activation is None else activation.bounds
+    fused = np.clip(stored, *activation_range(exact, q))
     return bool(np.array_equal(quantize(clamped), fused))
 
 

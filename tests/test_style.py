@@ -1,5 +1,6 @@
-"""Lint and format are part of the suite: `ruff check` and `ruff format --check` must be
-clean with the configuration in pyproject.toml."""
+"""Lint, format and layering are part of the suite: `ruff check` and `ruff format --check`
+must be clean with the configuration in pyproject.toml, and no module imports a layer
+above its own."""
 
 from __future__ import annotations
 
@@ -23,3 +24,31 @@ def test_ruff_is_clean(command: list[str]) -> None:
         cwd=REPO,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+#: Layers point one way: the folders a layer's modules may not import (synapc's own
+#: modules by the package paths they are installed under).
+FORBIDDEN_IMPORTS = {
+    "dialects": ("synapc.passes", "synapc.backends", "synapc.importers", "synapc.convert"),
+    "passes": ("synapc.backends", "synapc.importers", "synapc.convert"),
+}
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN_IMPORTS))
+def test_layers_point_one_way(layer: str) -> None:
+    """A pass never imports a backend (it gets the constant evaluator from the
+    compilation context), and dialects import neither passes nor backends."""
+    import ast
+
+    offending = []
+    for path in sorted((REPO / layer).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                if name.startswith(FORBIDDEN_IMPORTS[layer]):
+                    offending.append(f"{path.relative_to(REPO)}:{node.lineno} {name}")
+    assert offending == []

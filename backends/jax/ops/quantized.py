@@ -20,6 +20,7 @@ from xdsl.ir import SSAValue
 
 from synapc.backends.jax import fixed_point as fp
 from synapc.backends.jax.lowering import UnsupportedOpError
+from synapc.dialects import quant
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap.attributes import Activation
 from synapc.dialects.synap.base import element_of
@@ -72,30 +73,24 @@ def stored(x: jax.Array, q: UniformQuantizedType) -> jax.Array:
 
 
 def quantize_real(value: float, q: UniformQuantizedType) -> int:
-    """TFLite's ``zero_point + int(TfLiteRound(value / scale))`` in float32. A quotient
-    beyond float32 (an infinite bound, or a tiny scale) gives the storage extreme on its
-    side, which is what every caller clamps to; NaN cannot be quantized."""
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        ratio = np.float32(value) / np.float32(q.scale)
-    if np.isnan(ratio):
-        raise UnsupportedOpError(f"cannot quantize {value} with scale {q.scale:g}")
-    if np.isinf(ratio):
-        return q.storage_max if ratio > 0 else q.storage_min
-    return int(q.zero_point + int(fp.round_half_away_np(np.asarray(ratio))))
+    """`synapc.dialects.quant.quantize_real`, with NaN refused as the backend refuses
+    what it cannot run."""
+    try:
+        return quant.quantize_real(value, q)
+    except ValueError as error:
+        raise UnsupportedOpError(str(error)) from None
 
 
 def activation_range(
     activation: Activation | None, q: UniformQuantizedType
 ) -> tuple[int, int]:
-    """TFLite's CalculateActivationRangeQuantized: the storage range, narrowed to the fused
-    activation's bounds quantized with the output's parameters."""
-    low, high = (None, None) if activation is None else activation.bounds
-    lo, hi = q.storage_min, q.storage_max
-    if low is not None:
-        lo = max(lo, quantize_real(low, q))
-    if high is not None:
-        hi = min(hi, quantize_real(high, q))
-    return lo, hi
+    """TFLite's CalculateActivationRangeQuantized for a fused `activation` (see
+    `synapc.dialects.quant.activation_range`)."""
+    bounds = (None, None) if activation is None else activation.bounds
+    try:
+        return quant.activation_range(bounds, q)
+    except ValueError as error:
+        raise UnsupportedOpError(str(error)) from None
 
 
 def saturate(x: jax.Array, q: UniformQuantizedType, lo: int, hi: int) -> jax.Array:
