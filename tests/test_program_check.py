@@ -256,3 +256,19 @@ def test_checker_that_hangs_or_cannot_start(
     assert not isinstance(error.value, PackageError)
     assert "SYNAPC_TRUST_PROGRAMS=1" in str(error.value)
     assert _markers(cache) == set()
+
+
+SPIN = REPO / "tests/data/fuzz/hang-09228-program.synap"
+
+
+def test_program_that_makes_the_deserializer_spin_is_refused_in_time(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The package campaign's case 09228: jaxlib's reader loops on the damaged program;
+    the checking process is killed at its time limit (shortened here to keep the suite
+    fast) and the package refused with one line, nothing remembered."""
+    monkeypatch.setattr(program_check, "TIMEOUT_SECONDS", 8.0)
+    message = _refused(lambda: Network(SPIN), SPIN)
+    assert "longer than the time limit of 8 s" in message or "does not parse" in message
+    assert capfd.readouterr().err == ""
+    assert _program_digest(SPIN) not in _markers(cache)

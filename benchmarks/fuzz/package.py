@@ -48,8 +48,14 @@ import numpy as np
 from benchmarks.fuzz.harness import Case
 from benchmarks.fuzz.mutate import INTERESTING_INTS, mutate_bytes
 from synapc.runtime import Network  # imported (not started) once, before the forks
+from synapc.runtime.program_check import TIMEOUT_SECONDS
 
 TARGET = "package"
+#: Seconds a case may take before it counts as a hang: above the program checker's own
+#: limit (`synapc.runtime.program_check.TIMEOUT_SECONDS`, 30 s for a small package), so a
+#: program that makes the checker spin (jaxlib's StableHLO reader looping on damaged
+#: bytecode, case 09228) is seen ending in synapc's clear refusal, not cut off first.
+TIMEOUT = TIMEOUT_SECONDS + 15.0
 #: Cases per target in tests/test_fuzz.py (most are refused before JAX runs; the rest
 #: compile a small program in their child process).
 TEST_CASES = 200

@@ -30,7 +30,11 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=20.0, help="seconds per case")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds per case (default: the target's TIMEOUT, else 20)",
+    )
     parser.add_argument("--memory-mb", type=int, default=3072, help="RSS cap per case")
     parser.add_argument("--out", type=Path, default=Path("fuzz-findings"))
     args = parser.parse_args()
@@ -39,7 +43,7 @@ def main() -> int:
         module.TARGET,
         module.cases(args.seed, args.cases),
         module.check,
-        timeout_s=args.timeout,
+        timeout_s=args.timeout or getattr(module, "TIMEOUT", 20.0),
         memory_mb=args.memory_mb,
         workers=args.workers,
         reproducers=args.out,
