@@ -531,18 +531,10 @@ class Importer:
             if index in skip or index not in self.kept:
                 continue
             node = Node(self, index, proto)
-            domain = proto.domain if proto.domain != "ai.onnx" else ""
-            key = node.op_type if not domain else f"{domain}.{node.op_type}"
-            converter = CONVERTERS.get(key)
-            try:
-                checks.check_node(node)
-                if self._fold(node, converter is not None):
-                    continue
+            with self._failures_named(node):
+                converter = self._converter_unless_folded(node)
                 if converter is None:
-                    where = f" in domain '{shown(domain)}'" if domain else ""
-                    raise node.fail(f"operator is not supported{where}")
-                if not any(node.outputs if key in OUTPUTS_OPTIONAL else node.outputs[:1]):
-                    raise node.fail("its first output has no name")
+                    continue
                 q_index = self._quantized_consumer(node)
                 if q_index is not None:
                     q = Node(self, q_index, nodes[q_index])
@@ -551,15 +543,6 @@ class Importer:
                     self._folded_q[node.outputs[0]] = q.outputs[0]
                     skip.add(q_index)
                 converter(self, node)
-            except SynapcError as error:
-                if str(self.path) in str(error):
-                    raise
-                raise node.fail(checks.one_line(str(error))) from error  # no file named
-            except MemoryError:
-                raise
-            except Exception as error:  # a verifier or shape rule rejected the layer
-                reason = describe_failure(error)
-                raise node.fail(f"cannot be converted: {reason}") from error
         outputs = self.output_names
         results = [self.get(name) for name in outputs]
         self._drop_dead_ops(results)
@@ -597,23 +580,36 @@ class Importer:
         of the main graph: folded when its inputs are constants, otherwise converted on
         the tensors bound so far, the outer scope's included (no QDQ folding: the
         readers of a subgraph's tensors are not tracked). Errors name `node`."""
+        with self._failures_named(node):
+            converter = self._converter_unless_folded(node)
+            if converter is not None:
+                converter(self, node)
+
+    def _converter_unless_folded(self, node: Node) -> Converter | None:
+        """Check `node`; None when it folded (its inputs are constants), otherwise its
+        converter, refused when there is none or its first output has no name."""
         domain = node.proto.domain if node.proto.domain != "ai.onnx" else ""
         key = node.op_type if not domain else f"{domain}.{node.op_type}"
         converter = CONVERTERS.get(key)
+        checks.check_node(node)
+        if self._fold(node, converter is not None):
+            return None
+        if converter is None:
+            where = f" in domain '{shown(domain)}'" if domain else ""
+            raise node.fail(f"operator is not supported{where}")
+        if not any(node.outputs if key in OUTPUTS_OPTIONAL else node.outputs[:1]):
+            raise node.fail("its first output has no name")
+        return converter
+
+    @contextmanager
+    def _failures_named(self, node: Node) -> Iterator[None]:
+        """Any failure converting `node` as one SynapcError naming it (and the file)."""
         try:
-            checks.check_node(node)
-            if self._fold(node, converter is not None):
-                return
-            if converter is None:
-                where = f" in domain '{shown(domain)}'" if domain else ""
-                raise node.fail(f"operator is not supported{where}")
-            if not any(node.outputs if key in OUTPUTS_OPTIONAL else node.outputs[:1]):
-                raise node.fail("its first output has no name")
-            converter(self, node)
+            yield
         except SynapcError as error:
             if str(self.path) in str(error):
                 raise
-            raise node.fail(checks.one_line(str(error))) from error
+            raise node.fail(checks.one_line(str(error))) from error  # no file named
         except MemoryError:
             raise
         except Exception as error:  # a verifier or shape rule rejected the layer
