@@ -7,10 +7,11 @@ synapc computes them here with numpy, as LiteRT's kernels would on int32 / int64
 tensors, so that the operators reading them get constant sizes and the arithmetic
 leaves no op in the IR.
 
-An operator is folded when it is listed in `FOLDERS`, its outputs are integer tensors
-without quantization, every input it reads is a constant (SHAPE reads only its input's
-shape) of at most `MOST_ELEMENTS` elements, and either the model has unknown dimensions
-(`Importer.resolving`) or an input is itself folded (SHAPE in a static model).
+An operator is folded when it is listed in `FOLDERS`, its outputs are integer or
+boolean tensors without quantization, every input it reads is a constant (SHAPE reads
+only its input's shape) of at most `MOST_ELEMENTS` elements, and either the model has
+unknown dimensions (`Importer.resolving`) or an input is itself folded (SHAPE in a static
+model, a loop counter of WHILE, see `control_flow`).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def fold(imp: Importer, op: TfliteOp) -> bool:
         return False
     for t in op.outputs:
         kind = imp.numpy_dtype(t).kind
-        if kind not in "iu" or isinstance(imp.element_type(t), UniformQuantizedType):
+        if kind not in "iub" or isinstance(imp.element_type(t), UniformQuantizedType):
             return False
     if op.name == "SHAPE":
         arrays = [np.zeros(0)]
@@ -143,6 +144,30 @@ def _division(
 def _extremum(imp: Importer, op: TfliteOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     a, b = arrays
     return [np.maximum(a, b) if op.name == "MAXIMUM" else np.minimum(a, b)]
+
+
+_COMPARISONS = {
+    "LESS": np.less,
+    "LESS_EQUAL": np.less_equal,
+    "GREATER": np.greater,
+    "GREATER_EQUAL": np.greater_equal,
+    "EQUAL": np.equal,
+    "NOT_EQUAL": np.not_equal,
+    "LOGICAL_AND": np.logical_and,
+    "LOGICAL_OR": np.logical_or,
+}
+
+
+@folds(*_COMPARISONS, inputs=2)
+def _compare(imp: Importer, op: TfliteOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """Comparisons and boolean logic (a WHILE condition on a loop counter)."""
+    a, b = arrays
+    return [_COMPARISONS[op.name](a, b)]
+
+
+@folds("LOGICAL_NOT", inputs=1)
+def _logical_not(imp: Importer, op: TfliteOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    return [np.logical_not(arrays[0])]
 
 
 @folds("NEG", inputs=1)

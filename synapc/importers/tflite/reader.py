@@ -164,10 +164,13 @@ class TfliteOp:
 
     @property
     def source(self) -> dict[str, Any]:
-        """`layer_name` / `layer_index` keyword arguments for `SynapOp.make`."""
+        """`layer_name` / `layer_index` keyword arguments for `SynapOp.make`. Inside an
+        inlined subgraph (IF / WHILE, see `control_flow`) the name is prefixed with the
+        calling op's and the index is the calling op's in subgraph 0."""
+        imp = self.importer
         return {
-            "layer_name": self.importer.tensor_name(self.outputs[0]),
-            "layer_index": self.index,
+            "layer_name": imp.layer_prefix + imp.tensor_name(self.outputs[0]),
+            "layer_index": self.index if imp.caller_index is None else imp.caller_index,
         }
 
     @property
@@ -252,6 +255,12 @@ class Importer:
         self.shapes: dict[int, tuple[int, ...]] = {}
         #: integer tensors computed at import (shape arithmetic), by tensor index
         self.folded: dict[int, np.ndarray] = {}
+        #: how deep in inlined subgraphs (IF / WHILE bodies, see `control_flow`) this is
+        self.nesting = 0
+        #: inside an inlined subgraph: what its layer names start with, and the index of
+        #: the operator of subgraph 0 that calls it (the layers' index)
+        self.layer_prefix = ""
+        self.caller_index: int | None = None
 
     # -- checks ----------------------------------------------------------------------
     def fail(self, message: str) -> SynapcError:

@@ -25,7 +25,6 @@ with an error naming the operator.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,11 +32,10 @@ import tflite
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 
-from synapc.errors import SynapcError
 from synapc.importers.cut import ancestors
-from synapc.importers.tflite import flatbuffer
 from synapc.importers.tflite.reader import Importer, TfliteOp, converts
 from synapc.importers.tflite.shape_rules import Shape, rule
+from synapc.importers.tflite.subgraphs import read_subgraph, subgraph_view
 
 #: The operators of resource variables.
 VARIABLE_OPS = ("CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE")
@@ -176,33 +174,14 @@ class Variables:
         return kept | set(assigns)
 
 
-def _subgraph(imp: Importer, op: TfliteOp, index: int) -> flatbuffer.Subgraph:
-    """Subgraph `index` of the file, read with the same checks as subgraph 0."""
-    if not 0 < index < imp.file.subgraph_count:
-        raise op.fail(
-            f"init_subgraph_index {index} is not a subgraph other than the main one "
-            f"(the model has {imp.file.subgraph_count} subgraphs)"
-        )
-    reader = flatbuffer.Reader(imp.path, imp.data)
-    model = reader.table(reader.get(flatbuffer._U32, 0, "root table offset"), "model")
-    positions = model.tables(flatbuffer._MODEL_SUBGRAPHS, "subgraphs")
-    return flatbuffer._subgraph(reader, reader.table(positions[index], f"subgraph {index}"))
-
-
 def _initial_values(imp: Importer, op: TfliteOp) -> dict[Key, np.ndarray]:
     """Evaluate the initialization subgraph of CALL_ONCE `op`: the constants it assigns
     to each variable (the last assignment wins, as it would at run time)."""
     index = op.options(tflite.CallOnceOptions, required=True).InitSubgraphIndex()
-    graph = _subgraph(imp, op, index)
+    graph = read_subgraph(imp, op, index, "init_subgraph_index")
     # an importer over the init subgraph: the same tensor, buffer and type checks
-    view = copy.copy(imp)
-    view.graph, view.current = graph, None
-    view._element_types, view.shapes, view.folded = {}, {}, {}
     where = f"initialization subgraph {index}"
-    try:
-        view._check_references()
-    except SynapcError as error:
-        raise op.fail(f"{where}: {error}".replace(f"{imp.path}: ", "")) from None
+    view = subgraph_view(imp, op, graph, where)
     handles: dict[int, Key] = {}
     values: dict[Key, np.ndarray] = {}
     for record in graph.operators:
