@@ -1,6 +1,7 @@
 """ONNX Conv, ConvTranspose, Gemm and MatMul as synap convolutions, fully connected
 layers and matrix products. Weights are brought into the dialect's layouts once, on the
-host when constant (OIHW -> OHWI, depthwise -> 1HWC, IOHW -> OHWI for transposed)."""
+host when constant (OIHW -> OHWI, depthwise -> 1HWC, IOHW -> OHWI for transposed). 3-D
+convolutions and grouped transposed ones are the channels-last N-D ops."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from synapc.dialects.synap.conv import (
     TransposeConv2DOp,
 )
 from synapc.dialects.synap.elementwise import AddOp, MulOp
+from synapc.dialects.synap.window_nd import ConvNDOp, TransposeConvNDOp
+from synapc.importers.onnx import layout
 from synapc.importers.onnx.helpers import (
     bind_channels_last,
     broadcast_operands,
@@ -44,21 +47,29 @@ def _filter_2d(imp: Importer, node: Node, perm: tuple[int, ...], rank: int):
 def conv(imp: Importer, node: Node) -> None:
     x, w = node.inputs[0], node.inputs[1]
     rank = imp.rank(x)
-    if rank not in (3, 4):
-        raise node.fail(f"only 1-D and 2-D convolutions are supported, input rank {rank}")
+    if rank not in (3, 4, 5):
+        raise node.fail(
+            f"only 1-D, 2-D and 3-D convolutions are supported, input rank {rank}"
+        )
     x_shape, w_shape = imp.shape(x), imp.shape(w)
     _check_weights(node, x_shape, w_shape)
     spatial, kernel = x_shape[2:], w_shape[2:]
     strides, dilations, pads = window_attrs(node, spatial, kernel)
-    if rank == 3:
-        strides, dilations = [1, *strides], [1, *dilations]
-        pads = [0, pads[0], 0, pads[1]]
     group = node.int_attr("group", 1)
     if group < 1 or x_shape[1] % group or w_shape[1] * group != x_shape[1]:
         raise node.fail(
             f"attribute 'group' {group} does not fit {x_shape[1]} input channels and "
             f"weights of shape {list(w_shape)}"
         )
+    if rank == 5:
+        n = len(spatial)
+        pairs = [v for pair in zip(pads[:n], pads[n:], strict=True) for v in pair]
+        window = {"strides": strides, "dilations": dilations, "pad": pairs}
+        _conv_nd(imp, node, ConvNDOp, layout.channels_last(rank), window, group)
+        return
+    if rank == 3:
+        strides, dilations = [1, *strides], [1, *dilations]
+        pads = [0, pads[0], 0, pads[1]]
     value = channels_last_2d(imp, node, x, quantized=node.quantized)
     bias = node.input(2)
     b = None if bias is None else imp.get(bias, quantized=node.quantized)
@@ -76,14 +87,17 @@ def conv(imp: Importer, node: Node) -> None:
 def conv_transpose(imp: Importer, node: Node) -> None:
     x, w = node.inputs[0], node.inputs[1]
     rank = imp.rank(x)
-    if rank not in (3, 4):
+    if rank not in (3, 4, 5):
         raise node.fail(
-            f"only 1-D and 2-D transposed convolutions are supported, rank {rank}"
+            f"only 1-D, 2-D and 3-D transposed convolutions are supported, rank {rank}"
         )
-    if node.int_attr("group", 1) != 1:
-        raise node.fail("grouped transposed convolution is not supported")
     x_shape, w_shape = imp.shape(x), imp.shape(w)
     _check_weights(node, x_shape, w_shape, transposed=True)
+    group = node.int_attr("group", 1)
+    if group < 1 or x_shape[1] % group:
+        raise node.fail(
+            f"attribute 'group' {group} does not fit {x_shape[1]} input channels"
+        )
     spatial, kernel = list(x_shape[2:]), list(w_shape[2:])
     n = len(spatial)
     strides, dilations, _ = window_attrs(node, spatial, kernel)
@@ -120,6 +134,11 @@ def conv_transpose(imp: Importer, node: Node) -> None:
             raise node.fail(f"attribute 'pads' {pads} must have {2 * n} values")
         begins, ends = pads[:n], pads[n:]
     ends = [e - p for e, p in zip(ends, out_pad, strict=True)]
+    if rank == 5 or group > 1:
+        pairs = [v for pair in zip(begins, ends, strict=True) for v in pair]
+        window = {"strides": strides, "dilations": dilations, "pad": pairs}
+        _conv_nd(imp, node, TransposeConvNDOp, None, window, group)
+        return
     if n == 1:
         strides, dilations = [1, *strides], [1, *dilations]
         begins, ends = [0, *begins], [0, *ends]
@@ -139,6 +158,38 @@ def conv_transpose(imp: Importer, node: Node) -> None:
         pad=(begins[0], ends[0], begins[1], ends[1]),
     )
     bind_channels_last(imp, node, op, rank)
+
+
+def _conv_nd(
+    imp: Importer,
+    node: Node,
+    op_class: type[ConvNDOp] | type[TransposeConvNDOp],
+    filter_perm: tuple[int, ...] | None,
+    window: dict[str, list[int]],
+    group: int,
+) -> None:
+    """A convolution as the channels-last N-D `op_class`. A Conv weight ``[O, I/g,
+    K...]`` is brought to ``[O, K..., I/g]`` by `filter_perm`; a ConvTranspose weight
+    (`filter_perm` None) ``[I, O/g, K...]`` to ``[O, K..., I/g]`` group by group."""
+    x, w = node.inputs[0], node.inputs[1]
+    rank = imp.rank(x)
+    perm = layout.channels_last(rank)
+    value = imp.get(x, perm, quantized=node.quantized)
+    if filter_perm is not None:
+        filt = imp.get(w, filter_perm, quantized=node.quantized)
+    elif group == 1:
+        filt = imp.get(w, (*range(1, rank), 0), quantized=node.quantized)
+    else:
+        cin, cout_g, *kernel = imp.shape(w)
+        filt = imp.reshape(
+            imp.get(w, None, quantized=node.quantized),
+            (group, cin // group, cout_g, *kernel),
+        )
+        filt = imp.transpose(filt, (0, 2, *range(3, rank + 1), 1))
+        filt = imp.reshape(filt, (group * cout_g, *kernel, cin // group))
+    bias = node.input(2)
+    b = None if bias is None else imp.get(bias, quantized=node.quantized)
+    imp.emit(node, op_class, value, filt, b, perm=perm, groups=group, **window)
 
 
 def _check_weights(

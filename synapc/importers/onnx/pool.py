@@ -1,13 +1,18 @@
-"""ONNX pooling as synap NHWC pools (1-D pools with a unit height) and global pools as
+"""ONNX pooling as synap NHWC pools (1-D pools with a unit height; 3-D, dilated max /
+average pools and MaxPool's Indices as the channels-last N-D pools) and global pools as
 reductions over the spatial axes (GlobalLpPool the Lp norm over them, as ReduceL1 /
 ReduceL2 compute it for p = 1 / 2)."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
-from synapc.dialects.synap import pool, reduce
+from xdsl.dialects.builtin import i64
+
+from synapc.dialects.synap import pool, reduce, window_nd
+from synapc.dialects.synap.data_movement import PadOp
 from synapc.importers.onnx import layout
 from synapc.importers.onnx.checks import brief
 from synapc.importers.onnx.helpers import (
@@ -30,9 +35,12 @@ def _avg_quantized(node: Node) -> list[str | None] | None:
 
 @converts("MaxPool", quantized=_input)
 def max_pool(imp: Importer, node: Node) -> None:
-    if len(node.outputs) > 1 and node.outputs[1]:
-        raise node.fail("the Indices output is not supported")
-    _pool(imp, node, pool.MaxPool2DOp, {})
+    indices = len(node.outputs) > 1 and bool(node.outputs[1])
+    if indices and node.int_attr("storage_order", 0) not in (0, 1):
+        raise node.fail(
+            f"attribute 'storage_order' {node.attr('storage_order')} must be 0 or 1"
+        )
+    _pool(imp, node, pool.MaxPool2DOp, window_nd.MaxPoolNDOp, {}, indices=indices)
 
 
 @converts("AveragePool", quantized=_avg_quantized)
@@ -41,15 +49,19 @@ def average_pool(imp: Importer, node: Node) -> None:
         imp,
         node,
         pool.AvgPool2DOp,
+        window_nd.AvgPoolNDOp,
         {"count_include_pad": bool(node.attr("count_include_pad", 0))},
     )
 
 
 @converts("LpPool")
 def lp_pool(imp: Importer, node: Node) -> None:
-    """``(sum |x| ** p) ** (1 / p)`` over each (dilated) window: `synap.lp_pool2d`."""
+    """``(sum |x| ** p) ** (1 / p)`` over each (dilated) window: `synap.lp_pool2d`, or
+    `synap.lp_pool_nd` for 3-D windows."""
     require_float(imp, node, node.inputs[0])
-    _pool(imp, node, pool.LpPool2DOp, {"p": _order(node)}, dilated=True)
+    _pool(
+        imp, node, pool.LpPool2DOp, window_nd.LpPoolNDOp, {"p": _order(node)}, dilated=True
+    )
 
 
 def _order(node: Node) -> float:
@@ -61,41 +73,68 @@ def _order(node: Node) -> float:
     return float(p)
 
 
-def _pool(
-    imp: Importer,
-    node: Node,
-    op_class: type,
-    props: dict[str, Any],
-    dilated: bool = False,
-) -> None:
-    """A 1-D or 2-D pool as `op_class` on NHWC values; `dilated` ops take the
-    `dilations` attribute (the others refuse dilations other than 1)."""
-    x = node.inputs[0]
+@dataclass
+class _Window:
+    """A pool's window geometry per spatial axis; `ends` include the ceil-mode overhang
+    (`overhang`), cells beyond the input that no window average counts."""
+
+    kernel: list[int]
+    strides: list[int]
+    dilations: list[int]
+    begins: list[int]
+    ends: list[int]
+    overhang: list[int]
+
+
+def _geometry(imp: Importer, node: Node, x: str) -> _Window:
+    """The window of pool `node` over input `x` (rank 3 to 5), ceil_mode resolved into
+    extra end padding."""
     rank = imp.rank(x)
-    if rank not in (3, 4):
-        raise node.fail(f"only 1-D and 2-D pooling is supported, input rank {rank}")
+    if rank not in (3, 4, 5):
+        raise node.fail(f"only 1-D, 2-D and 3-D pooling is supported, input rank {rank}")
     spatial = list(imp.shape(x)[2:])
     kernel = node.ints_attr("kernel_shape")
     if kernel is None:
         raise node.fail("attribute 'kernel_shape' is missing")
     strides, dilations, pads = window_attrs(node, spatial, kernel)
-    if any(d != 1 for d in dilations) and not dilated:
-        raise node.fail(f"dilations {dilations} are not supported")
     n = len(spatial)
-    begins, ends = pads[:n], pads[n:]
+    begins, ends = list(pads[:n]), list(pads[n:])
+    extra = [0] * n
     if node.attr("ceil_mode", 0):
-        extra = []
         spans = [d * (k - 1) + 1 for k, d in zip(kernel, dilations, strict=True)]
-        for size, k, s, b, e in zip(spatial, spans, strides, begins, ends, strict=True):
-            span = size + b + e - k
-            out = -(-span // s) + 1
+        for i, (size, k, s, b, e) in enumerate(
+            zip(spatial, spans, strides, begins, ends, strict=True)
+        ):
+            out = -(-(size + b + e - k) // s) + 1
             if (out - 1) * s >= size + b:  # the last window must start inside
                 out -= 1
-            extra.append(max((out - 1) * s + k - (size + b + e), 0))
-        if any(extra) and props.get("count_include_pad"):
-            raise node.fail("ceil_mode with count_include_pad is not supported")
-        ends = [e + x for e, x in zip(ends, extra, strict=True)]
-    if n == 1:
+            extra[i] = max((out - 1) * s + k - (size + b + e), 0)
+    ends = [e + x for e, x in zip(ends, extra, strict=True)]
+    return _Window(list(kernel), strides, dilations, begins, ends, extra)
+
+
+def _pool(
+    imp: Importer,
+    node: Node,
+    op_2d: type,
+    op_nd: type,
+    props: dict[str, Any],
+    dilated: bool = False,
+    indices: bool = False,
+) -> None:
+    """A pool as `op_2d` (1-D pools with a unit height) where it can express the window,
+    else as the N-D `op_nd`; `dilated` 2-D ops take the `dilations` attribute."""
+    x = node.inputs[0]
+    rank = imp.rank(x)
+    w = _geometry(imp, node, x)
+    ceil_counts_pad = any(w.overhang) and props.get("count_include_pad")
+    undilated = all(d == 1 for d in w.dilations)
+    if rank == 5 or indices or ceil_counts_pad or not (undilated or dilated):
+        _pool_nd(imp, node, op_nd, props, w, indices)
+        return
+    kernel, strides, dilations = w.kernel, w.strides, w.dilations
+    begins, ends = w.begins, w.ends
+    if rank == 3:
         kernel, strides, dilations = [1, *kernel], [1, *strides], [1, *dilations]
         begins, ends = [0, *begins], [0, *ends]
     if dilated:
@@ -103,7 +142,7 @@ def _pool(
     value = channels_last_2d(imp, node, x, quantized=node.quantized)
     op = imp.emit(
         node,
-        op_class,
+        op_2d,
         value,
         output=None,
         kernel=kernel,
@@ -112,6 +151,47 @@ def _pool(
         **props,
     )
     bind_channels_last(imp, node, op, rank)
+
+
+def _pool_nd(
+    imp: Importer,
+    node: Node,
+    op_class: type,
+    props: dict[str, Any],
+    w: _Window,
+    indices: bool,
+) -> None:
+    """A pool as the channels-last N-D `op_class`, with MaxPool's Indices when asked.
+
+    An average pool that counts padding but not the ceil-mode overhang (ONNX) pads the
+    input with zeros first, then counts the cells inside the padded input."""
+    x = node.inputs[0]
+    rank = imp.rank(x)
+    perm = layout.channels_last(rank)
+    value = imp.get(x, perm, quantized=node.quantized)
+    pairs = [v for pair in zip(w.begins, w.ends, strict=True) for v in pair]
+    if any(w.overhang) and props.get("count_include_pad"):
+        explicit = [e - o for e, o in zip(w.ends, w.overhang, strict=True)]
+        widths = [v for pair in zip(w.begins, explicit, strict=True) for v in pair]
+        value = imp.append(PadOp.make(value, pads=[0, 0, *widths, 0, 0], **node.source))
+        pairs = [v for o in w.overhang for v in (0, o)]
+        props = {**props, "count_include_pad": False}
+    window = {
+        "kernel": w.kernel,
+        "strides": w.strides,
+        "dilations": w.dilations,
+        "pad": pairs,
+    }
+    imp.emit(node, op_class, value, perm=perm, **window, **props)
+    if indices:
+        op = window_nd.MaxPoolIndicesNDOp.make(
+            value,
+            element_type=i64,
+            storage_order=node.int_attr("storage_order", 0),
+            **window,
+            **node.source,
+        )
+        imp.bind(imp.out_name(node, 1), imp.append(op), perm)
 
 
 @converts("GlobalAveragePool", "GlobalMaxPool", quantized=_input)
