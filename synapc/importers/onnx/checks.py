@@ -47,6 +47,21 @@ _TYPED_FIELD = {
     TensorProto.UINT32: "uint64_data",
     TensorProto.UINT64: "uint64_data",
 }
+#: The storage-only element types a constant may have (float8, float4, 4- and 2-bit
+#: integers; their typed data is in int32_data), with their width in bits: raw data
+#: packs 4- and 2-bit values several to a byte.
+_LOW_PRECISION_BITS = {
+    TensorProto.FLOAT8E4M3FN: 8,
+    TensorProto.FLOAT8E4M3FNUZ: 8,
+    TensorProto.FLOAT8E5M2: 8,
+    TensorProto.FLOAT8E5M2FNUZ: 8,
+    TensorProto.FLOAT8E8M0: 8,
+    TensorProto.FLOAT4E2M1: 4,
+    TensorProto.INT4: 4,
+    TensorProto.UINT4: 4,
+    TensorProto.INT2: 2,
+    TensorProto.UINT2: 2,
+}
 
 
 def one_line(text: str) -> str:
@@ -75,8 +90,9 @@ def type_name(data_type: int) -> str:
 
 def numpy_dtype_of(data_type: int, what: str) -> np.dtype:
     """The numpy dtype holding ONNX element type `data_type`; refuses the types synapc
-    does not read (strings, complex, 8-, 4- and 2-bit floats and integers)."""
-    if data_type not in _TYPED_FIELD:
+    does not read (strings, complex, ...); the storage-only types (float8, float4, 4-
+    and 2-bit integers) are read as ml_dtypes arrays."""
+    if data_type not in _TYPED_FIELD and data_type not in _LOW_PRECISION_BITS:
         raise SynapcError(f"{what}: element type {type_name(data_type)} is not supported")
     return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(data_type))
 
@@ -111,6 +127,8 @@ def tensor_to_array(tensor: TensorProto, what: str) -> np.ndarray:
         raise SynapcError(f"{what}: external data is only read for the main model")
     shape, dtype = declared_shape(tensor, what)
     count = math.prod(shape)
+    if tensor.data_type in _LOW_PRECISION_BITS:
+        return _low_precision_array(tensor, shape, what)
     if tensor.HasField("raw_data"):
         size = len(tensor.raw_data)
         if size != count * dtype.itemsize:
@@ -132,6 +150,34 @@ def tensor_to_array(tensor: TensorProto, what: str) -> np.ndarray:
         raise SynapcError(
             f"{what}: {field} holds values that do not fit {type_name(tensor.data_type)}"
         ) from None
+
+
+def _low_precision_array(
+    tensor: TensorProto, shape: tuple[int, ...], what: str
+) -> np.ndarray:
+    """A storage-only `tensor` (see `_LOW_PRECISION_BITS`) as an ml_dtypes array, its
+    data checked against its declared size first."""
+    count = math.prod(shape)
+    name = type_name(tensor.data_type)
+    if tensor.HasField("raw_data"):
+        needed = -(-count * _LOW_PRECISION_BITS[tensor.data_type] // 8)
+        if len(tensor.raw_data) != needed:
+            raise SynapcError(
+                f"{what}: raw_data holds {len(tensor.raw_data):,} bytes, but shape "
+                f"{list(shape)} of {name} needs {needed:,}"
+            )
+    else:
+        values = len(tensor.int32_data)
+        packed = -(-count * _LOW_PRECISION_BITS[tensor.data_type] // 8)
+        if values not in (count, packed):
+            raise SynapcError(
+                f"{what}: int32_data holds {values:,} values, but shape {list(shape)} "
+                f"has {count:,} elements"
+            )
+    try:
+        return onnx.numpy_helper.to_array(tensor).reshape(shape)
+    except (ValueError, TypeError, OverflowError):
+        raise SynapcError(f"{what}: its data cannot be read as {name}") from None
 
 
 # -- names -------------------------------------------------------------------------

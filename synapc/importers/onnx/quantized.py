@@ -21,7 +21,7 @@ from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap.base import element_of, shape_of
 from synapc.dialects.synap.conversion import CastOp, QuantizeOp
 from synapc.dialects.synap.elementwise import MulOp, SubOp
-from synapc.importers.onnx import layout
+from synapc.importers.onnx import layout, quantize_arith
 from synapc.importers.onnx.checks import shown
 from synapc.importers.onnx.reader import (
     CONVERTERS,
@@ -34,6 +34,9 @@ from synapc.importers.onnx.reader import (
 
 @converts("QuantizeLinear")
 def quantize_linear(imp: Importer, node: Node) -> None:
+    if not quantize_arith.holds_quantized_type(imp, node):
+        quantize_arith.quantize(imp, node)
+        return
     x = node.inputs[0]
     qtype = imp.quantize_type(node)
     t = imp.tensor(x)
@@ -58,6 +61,9 @@ def quantize_linear(imp: Importer, node: Node) -> None:
 
 @converts("DequantizeLinear")
 def dequantize_linear(imp: Importer, node: Node) -> None:
+    if not quantize_arith.holds_quantized_type(imp, node):
+        quantize_arith.dequantize(imp, node)
+        return
     x = node.inputs[0]
     qtype = imp.quantize_type(node)
     t = imp.tensor(x)

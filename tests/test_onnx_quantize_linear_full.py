@@ -1,0 +1,192 @@
+"""QuantizeLinear / DequantizeLinear beyond the `!quant.uniform` types (float8, 4- and
+2-bit storage, blocked quantization, run-time scales), ConvInteger and MatMulInteger:
+bit-exact against ONNX's reference implementation, and refusals that name the node."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import synapc
+from synapc.errors import SynapcError
+
+
+def _model(
+    node: onnx.NodeProto,
+    inputs: list[tuple[str, int, list[int]]],
+    out: tuple[str, int, list[int]],
+    inits: dict[str, np.ndarray] | None = None,
+    opset: int = 21,
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(*i) for i in inputs],
+        [helper.make_tensor_value_info(*out)],
+        [numpy_helper.from_array(a, n) for n, a in (inits or {}).items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _check(tmp_path: Path, model: onnx.ModelProto, feeds: list[np.ndarray]) -> None:
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path)
+    names = [i.name for i in model.graph.input]
+    expected = ReferenceEvaluator(model).run(None, dict(zip(names, feeds, strict=True)))[0]
+    got = synapc.compile(synapc.import_model(path), "GENERIC").run(feeds)[0]
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.astype(np.float32), expected.astype(np.float32))
+
+
+def _refused(tmp_path: Path, model: onnx.ModelProto, op: str, text: str) -> None:
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path)
+    with pytest.raises(SynapcError) as error:
+        synapc.compile(synapc.import_model(path), "GENERIC")
+    assert f"({op}, opset" in str(error.value) and text in str(error.value)
+
+
+# ties (k + 0.5 after the division) and saturation on both ends
+_X = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 300.0, -300.0, 7.0, 0.0], np.float32)
+
+
+@pytest.mark.parametrize(
+    ("zp_dtype", "zp"),
+    [
+        (ml_dtypes.int4, 1),
+        (ml_dtypes.uint4, 3),
+        (ml_dtypes.int2, 0),
+        (ml_dtypes.uint2, 1),
+        (np.uint8, 128),
+    ],
+)
+def test_quantize_to_integers_ties_to_even_and_saturates(
+    tmp_path: Path, zp_dtype: type, zp: int
+) -> None:
+    """Run-time x, constant scale: halves round to even, then the range clamps."""
+    zero = np.array(zp, zp_dtype)
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(zp_dtype))
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])
+    model = _model(
+        node,
+        [("x", TensorProto.FLOAT, [10])],
+        ("y", elem, [10]),
+        {"s": np.array(1.0, np.float32), "z": zero},
+    )
+    _check(tmp_path, model, [_X])
+
+
+@pytest.mark.parametrize("saturate", [0, 1])
+@pytest.mark.parametrize("elem", [TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E5M2])
+def test_quantize_to_float8_follows_saturate(
+    tmp_path: Path, elem: int, saturate: int
+) -> None:
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], saturate=saturate)
+    zero = np.array(0, helper.tensor_dtype_to_np_dtype(elem))
+    model = _model(
+        node,
+        [("x", TensorProto.FLOAT, [4])],
+        ("y", elem, [4]),
+        {"s": np.array(0.5, np.float32), "z": zero},
+    )
+    _check(tmp_path, model, [np.array([0.3, 1e6, -1e6, 2.0], np.float32)])
+
+
+def test_blocked_dequantize_with_a_remainder_block(tmp_path: Path) -> None:
+    """block_size 2 along an axis of 5: the last block holds one element."""
+    node = helper.make_node(
+        "DequantizeLinear", ["x", "s", "z"], ["y"], axis=1, block_size=2
+    )
+    model = _model(
+        node,
+        [("x", TensorProto.INT8, [2, 5])],
+        ("y", TensorProto.FLOAT, [2, 5]),
+        {
+            "s": np.array([[0.5, 2.0, 4.0], [1.0, 0.25, 3.0]], np.float32),
+            "z": np.array([[1, -2, 0], [3, 0, -1]], np.int8),
+        },
+    )
+    _check(tmp_path, model, [np.arange(-5, 5, dtype=np.int8).reshape(2, 5)])
+
+
+def test_run_time_blocked_scale_and_zero_point(tmp_path: Path) -> None:
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=0, block_size=2)
+    model = _model(
+        node,
+        [
+            ("x", TensorProto.FLOAT, [4, 3]),
+            ("s", TensorProto.FLOAT, [2, 3]),
+            ("z", TensorProto.UINT8, [2, 3]),
+        ],
+        ("y", TensorProto.UINT8, [4, 3]),
+    )
+    x = np.array([[0.5, 1.5, 2.5], [-0.5, 3.0, 9.0], [100.0, -2.5, 0.0], [7.5, 1.0, -1.0]])
+    scale = np.array([[1.0, 0.5, 2.0], [0.25, 1.0, 0.5]], np.float32)
+    zero = np.array([[10, 0, 255], [128, 3, 1]], np.uint8)
+    _check(tmp_path, model, [x.astype(np.float32), scale, zero])
+
+
+def test_refusals_name_the_node(tmp_path: Path) -> None:
+    """A blocked scale of the wrong shape, a non-zero float8 zero point."""
+    node = helper.make_node("QuantizeLinear", ["x", "s"], ["y"], axis=1, block_size=2)
+    model = _model(
+        node,
+        [("x", TensorProto.FLOAT, [2, 5])],
+        ("y", TensorProto.UINT8, [2, 5]),
+        {"s": np.ones((2, 2), np.float32)},
+    )
+    _refused(tmp_path, model, "QuantizeLinear", "needs [2, 3] (ceil(5/2) blocks)")
+    node = helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"])
+    model = _model(
+        node,
+        [("x", TensorProto.FLOAT8E4M3FN, [3])],
+        ("y", TensorProto.FLOAT, [3]),
+        {"s": np.array(1.0, np.float32), "z": np.array(2.0, ml_dtypes.float8_e4m3fn)},
+    )
+    _refused(tmp_path, model, "DequantizeLinear", "must be 0")
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+def test_matmul_integer_per_row_and_per_column_zero_points(
+    tmp_path: Path, dtype: type
+) -> None:
+    """Exact int32 sums of (a - a_zp[row]) * (b - b_zp[col])."""
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    node = helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"])
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(0)
+    a = rng.integers(info.min, info.max, (3, 64), endpoint=True).astype(dtype)
+    b = rng.integers(info.min, info.max, (64, 4), endpoint=True).astype(dtype)
+    az = rng.integers(info.min, info.max, (3,), endpoint=True).astype(dtype)
+    bz = rng.integers(info.min, info.max, (4,), endpoint=True).astype(dtype)
+    model = _model(
+        node,
+        [("a", elem, [3, 64]), ("b", elem, [64, 4]), ("az", elem, [3]), ("bz", elem, [4])],
+        ("y", TensorProto.INT32, [3, 4]),
+        opset=10,
+    )
+    path = tmp_path / "m.onnx"
+    onnx.save(model, path)
+    got = synapc.compile(synapc.import_model(path), "GENERIC").run([a, b, az, bz])[0]
+    expected = (a.astype(np.int64) - az.reshape(3, 1)) @ (b.astype(np.int64) - bz)
+    np.testing.assert_array_equal(got, expected.astype(np.int32))
+
+
+def test_conv_integer_per_channel_weight_zero_point(tmp_path: Path) -> None:
+    node = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 1, 1, 1])
+    rng = np.random.default_rng(1)
+    w = rng.integers(-128, 127, (2, 3, 3, 3), endpoint=True).astype(np.int8)
+    model = _model(
+        node,
+        [("x", TensorProto.UINT8, [1, 3, 5, 5])],
+        ("y", TensorProto.INT32, [1, 2, 5, 5]),
+        {"w": w, "xz": np.array(200, np.uint8), "wz": np.array([5, -7], np.int8)},
+        opset=10,
+    )
+    _check(tmp_path, model, [rng.integers(0, 255, (1, 3, 5, 5)).astype(np.uint8)])
