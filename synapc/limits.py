@@ -40,6 +40,9 @@ class Limits:
     max_fold_elements: int = 1 << 22
     #: iterations of a Loop / Scan (ONNX) or WHILE (TFLite) folded at import
     max_loop_iterations: int = 1 << 12
+    #: body nodes converted by unrolling ONNX Loop / Scan nodes that run on the target
+    #: (iterations x body nodes, nested bodies included), in one import
+    max_unrolled_nodes: int = 1 << 15
     #: bytes of a model file read (ONNX protobufs cannot exceed 2 GiB anyway)
     max_model_file_bytes: int = 4 * _GIB
     #: bytes of a conversion metafile

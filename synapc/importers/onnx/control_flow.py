@@ -8,10 +8,13 @@ boolean condition broadcast. A branch is a subgraph: its names are forgotten aft
 (`Importer.subgraph_scope`), and branches nest at most `max_graph_nesting` deep. Each
 pair of outputs must have one static shape and one element type, since the graph cannot
 choose a shape at run time. A constant condition whose branches read run-time tensors
-converts the chosen branch only.
+converts the chosen branch only. `convert_subgraph` converts any subgraph in place: the
+`Loop` / `Scan` bodies that `loops` unrolls too.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import onnx
@@ -44,14 +47,35 @@ def _branch_graph(node: Node, key: str) -> onnx.GraphProto:
     return graph
 
 
-def _convert_branch(imp: Importer, node: Node, key: str, as_values: bool) -> list[Tensor]:
-    """The outputs of branch `key` of `node`, its nodes converted in place (errors are
-    `node`'s, prefixed with the branch): as they are bound, or (`as_values`) as IR
-    values of real (not quantized-view) values in their layout."""
-    graph = _branch_graph(node, key)
+def check_nesting(imp: Importer, node: Node) -> None:
+    """Refuse a subgraph (If branch, Loop / Scan body) of `node` nested deeper than
+    `max_graph_nesting`."""
+    limit = limit_of("max_graph_nesting")
+    if imp.nesting >= limit:
+        raise node.fail(
+            f"subgraphs are nested more than {limit} levels deep "
+            "(SYNAPC_MAX_GRAPH_NESTING raises it)"
+        )
+
+
+def convert_subgraph(
+    imp: Importer,
+    node: Node,
+    key: str,
+    graph: onnx.GraphProto,
+    bindings: Mapping[str, Tensor],
+    as_values: bool = False,
+) -> list[Tensor]:
+    """The outputs of subgraph `graph` of `node` (`key` names it in errors), its inputs
+    bound to `bindings` and its nodes converted in place, reading the outer scope; its
+    names are forgotten after it. Errors are `node`'s, prefixed with `key`. The outputs
+    are as they are bound, or (`as_values`) IR values of real (not quantized-view)
+    values in their layout."""
     outputs: list[Tensor] = []
     try:
         with imp.subgraph_scope():
+            for name, tensor in bindings.items():
+                imp.tensors[name] = tensor
             for init in graph.initializer:
                 what = f"{imp.path}: {key}: initializer '{shown(init.name)}'"
                 imp.bind_const(init.name, tensor_to_array(init, what))
@@ -68,11 +92,16 @@ def _convert_branch(imp: Importer, node: Node, key: str, as_values: bool) -> lis
         prefix = f"{imp.path}: "
         if text.startswith(prefix):
             text = text[len(prefix) :]
-        suffix = f" (graph node {node.index})"  # the inner nodes' index is the If's
+        suffix = f" (graph node {node.index})"  # the inner nodes' index is the node's
         if text.endswith(suffix):
             text = text[: -len(suffix)]
         raise node.fail(f"{key}: {text}") from error
     return outputs
+
+
+def _convert_branch(imp: Importer, node: Node, key: str, as_values: bool) -> list[Tensor]:
+    """The outputs of branch `key` of `node`, converted in place (`convert_subgraph`)."""
+    return convert_subgraph(imp, node, key, _branch_graph(node, key), {}, as_values)
 
 
 def _condition(imp: Importer, node: Node) -> SSAValue | bool:
@@ -124,12 +153,7 @@ def _operands(
 def convert_if(imp: Importer, node: Node) -> None:
     """`If`: both branches converted and each output selected by the condition at run
     time (the chosen branch only, when the condition is a constant)."""
-    limit = limit_of("max_graph_nesting")
-    if imp.nesting >= limit:
-        raise node.fail(
-            f"subgraphs are nested more than {limit} levels deep "
-            "(SYNAPC_MAX_GRAPH_NESTING raises it)"
-        )
+    check_nesting(imp, node)
     condition = _condition(imp, node)
     if isinstance(condition, bool):
         key = _BRANCHES[0] if condition else _BRANCHES[1]

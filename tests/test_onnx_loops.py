@@ -1,0 +1,333 @@
+"""ONNX `Scan` and `Loop` on run-time data, unrolled one body copy per iteration: scan
+axes and directions (inputs and outputs), several states, the opset-8 batched Scan, a
+scan over a channels-last tensor, a Loop on a constant trip count and one its folded
+condition stops, against ONNX Runtime; the refusals (a run-time trip count, a condition
+computed from run-time data, more unrolled nodes than `max_unrolled_nodes`, a body of
+sequences) name the node and the input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import synapc
+from synapc.limits import use_limits
+
+F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
+
+Spec = tuple[str, int, list[int] | None]
+
+
+def _info(specs: list[Spec]) -> list[onnx.ValueInfoProto]:
+    """Value infos of (name, element type, shape) triples."""
+    return [helper.make_tensor_value_info(n, t, s) for n, t, s in specs]
+
+
+def _body(
+    nodes: list[onnx.NodeProto], inputs: list[Spec], outputs: list[Spec]
+) -> onnx.GraphProto:
+    """A loop body graph."""
+    return helper.make_graph(nodes, "body", _info(inputs), _info(outputs))
+
+
+def _save(
+    tmp_path: Path,
+    nodes: list[onnx.NodeProto],
+    inputs: list[Spec],
+    outputs: list[Spec],
+    initializers: dict[str, np.ndarray] | None = None,
+    opset: int = 19,
+) -> Path:
+    """A model of `nodes` saved in `tmp_path`."""
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        _info(inputs),
+        _info(outputs),
+        [numpy_helper.from_array(v, n) for n, v in (initializers or {}).items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    path = tmp_path / "model.onnx"
+    onnx.save(model, str(path))
+    return path
+
+
+def _reference(path: Path) -> Any:
+    """ONNX Runtime's session of `path` (ONNX's reference implementation scans along
+    axis 0 only)."""
+    ort = pytest.importorskip("onnxruntime")
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+
+def _matches_reference(path: Path, feeds: dict[str, np.ndarray]) -> synapc.Model:
+    """The model's outputs on GENERIC equal ONNX Runtime's."""
+    model = synapc.import_model(path)
+    ours = synapc.compile(model, "GENERIC").run([feeds[i.name] for i in model.inputs])
+    want = _reference(path).run(None, feeds)
+    for got, ref in zip(ours, want, strict=True):
+        ref = np.asarray(ref)
+        assert got.dtype == ref.dtype and got.shape == ref.shape
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    return model
+
+
+def _refused(path: Path, *needles: str, **limits: int) -> str:
+    """The one-line message importing `path` gives (under `limits`), holding each of
+    `needles`."""
+    with use_limits(**limits), pytest.raises(synapc.SynapcError) as error:
+        synapc.import_model(path)
+    message = str(error.value)
+    assert "\n" not in message, message
+    for needle in needles:
+        assert needle in message, message
+    return message
+
+
+def _accumulating_body() -> onnx.GraphProto:
+    """Scan body: states (sum, product) of rows; outputs the sum and the row doubled."""
+    return _body(
+        [
+            helper.make_node("Add", ["s_in", "row"], ["s_out"]),
+            helper.make_node("Mul", ["p_in", "row"], ["p_out"]),
+            helper.make_node("Add", ["row", "row"], ["twice"]),
+            helper.make_node("Identity", ["s_out"], ["sum_t"]),
+        ],
+        [("s_in", F, [3]), ("p_in", F, [3]), ("row", F, [3])],
+        [("s_out", F, [3]), ("p_out", F, [3]), ("sum_t", F, [3]), ("twice", F, [3])],
+    )
+
+
+def test_scan_with_axes_and_directions(tmp_path: Path) -> None:
+    """Two states (one a constant), a scan input read along axis 1 in reverse, scan
+    outputs stacked along axis 1 (one of them reversed)."""
+    scan = helper.make_node(
+        "Scan",
+        ["s0", "p0", "x"],
+        ["s", "p", "sums", "twices"],
+        body=_accumulating_body(),
+        num_scan_inputs=1,
+        scan_input_axes=[1],
+        scan_input_directions=[1],
+        scan_output_axes=[1, -1],
+        scan_output_directions=[0, 1],
+    )
+    path = _save(
+        tmp_path,
+        [scan],
+        [("s0", F, [3]), ("x", F, [3, 4])],
+        [("s", F, [3]), ("p", F, [3]), ("sums", F, [3, 4]), ("twices", F, [3, 4])],
+        {"p0": np.ones(3, np.float32)},
+    )
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    _matches_reference(path, {"s0": np.array([1, 2, 3], np.float32), "x": x})
+
+
+def test_opset8_scan_runs_each_batch_entry(tmp_path: Path) -> None:
+    """Before opset 9 a Scan has a batch axis 0 and a scan axis 1 (`directions`)."""
+    body = _body(
+        [
+            helper.make_node("Add", ["s_in", "row"], ["s_out"]),
+            helper.make_node("Identity", ["s_out"], ["y_t"]),
+        ],
+        [("s_in", F, [2]), ("row", F, [2])],
+        [("s_out", F, [2]), ("y_t", F, [2])],
+    )
+    scan = helper.make_node(
+        "Scan", ["", "s0", "x"], ["s", "y"], body=body, num_scan_inputs=1, directions=[1]
+    )
+    path = _save(
+        tmp_path,
+        [scan],
+        [("s0", F, [2, 2]), ("x", F, [2, 3, 2])],
+        [("s", F, [2, 2]), ("y", F, [2, 3, 2])],
+        opset=8,
+    )
+    model = synapc.import_model(path)
+    s0 = np.array([[0, 1], [2, 3]], np.float32)
+    x = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    s, y = synapc.compile(model, "GENERIC").run([s0, x])
+    reverse = x[:, ::-1]
+    np.testing.assert_allclose(y, s0[:, None] + np.cumsum(reverse, axis=1))
+    np.testing.assert_allclose(s, s0 + x.sum(axis=1))
+
+
+def test_scan_over_a_channels_last_tensor(tmp_path: Path) -> None:
+    """A convolution's result (held channels-last) scanned along its channel axis."""
+    body = _body(
+        [
+            helper.make_node("Max", ["m_in", "plane"], ["m_out"]),
+            helper.make_node("Relu", ["plane"], ["r"]),
+        ],
+        [("m_in", F, [1, 4, 4]), ("plane", F, [1, 4, 4])],
+        [("m_out", F, [1, 4, 4]), ("r", F, [1, 4, 4])],
+    )
+    rng = np.random.default_rng(0)
+    path = _save(
+        tmp_path,
+        [
+            helper.make_node("Conv", ["x", "w"], ["conv"], pads=[1, 1, 1, 1]),
+            helper.make_node(
+                "Scan",
+                ["m0", "conv"],
+                ["m", "relus"],
+                body=body,
+                num_scan_inputs=1,
+                scan_input_axes=[1],
+                scan_output_axes=[3],
+            ),
+        ],
+        [("x", F, [1, 2, 4, 4])],
+        [("m", F, [1, 4, 4]), ("relus", F, [1, 4, 4, 3])],
+        {
+            "w": rng.standard_normal((3, 2, 3, 3)).astype(np.float32),
+            "m0": np.full((1, 4, 4), -1.0, np.float32),
+        },
+    )
+    _matches_reference(path, {"x": rng.standard_normal((1, 2, 4, 4)).astype(np.float32)})
+
+
+def _loop_body(condition: onnx.NodeProto) -> onnx.GraphProto:
+    """Loop body: v += x * i (i the iteration number), scan output v; `condition`
+    computes cond_out."""
+    return _body(
+        [
+            helper.make_node("Cast", ["i"], ["i_f"], to=F),
+            helper.make_node("Mul", ["x", "i_f"], ["step"]),
+            helper.make_node("Add", ["v_in", "step"], ["v_out"]),
+            helper.make_node("Identity", ["v_out"], ["scan"]),
+            condition,
+        ],
+        [("i", I64, []), ("c_in", B, []), ("v_in", F, [2])],
+        [("c_out", B, []), ("v_out", F, [2]), ("scan", F, [2])],
+    )
+
+
+def _loop_model(
+    tmp_path: Path, condition: onnx.NodeProto, trip: int | None, runtime_trip: bool = False
+) -> Path:
+    """A Loop over `_loop_body(condition)`, reading the outer input x; the trip count is
+    `trip` (a graph input when `runtime_trip`, absent when None)."""
+    inits: dict[str, np.ndarray] = {
+        "cond": np.array(True),
+        "two": np.array(2, np.int64),
+        "v0": np.zeros(2, np.float32),
+    }
+    inputs: list[Spec] = [("x", F, [2])]
+    if runtime_trip:
+        inputs.append(("M", I64, []))
+    elif trip is not None:
+        inits["M"] = np.array(trip, np.int64)
+    loop = helper.make_node(
+        "Loop",
+        ["M" if trip is not None or runtime_trip else "", "cond", "v0"],
+        ["v", "scans"],
+        body=_loop_body(condition),
+        name="the_loop",
+    )
+    return _save(tmp_path, [loop], inputs, [("v", F, [2]), ("scans", F, None)], inits)
+
+
+def test_loop_with_a_constant_trip_count(tmp_path: Path) -> None:
+    """Five iterations, the condition passed through; the iteration number folds."""
+    path = _loop_model(tmp_path, helper.make_node("Identity", ["c_in"], ["c_out"]), 5)
+    model = _matches_reference(path, {"x": np.array([1.0, -0.5], np.float32)})
+    assert [o.shape for o in model.outputs] == [(2,), (5, 2)]
+
+
+def test_loop_stopped_by_a_folded_condition(tmp_path: Path) -> None:
+    """No trip count: the body's condition i < 2 folds each iteration and stops it
+    after three."""
+    path = _loop_model(tmp_path, helper.make_node("Less", ["i", "two"], ["c_out"]), None)
+    model = _matches_reference(path, {"x": np.array([3.0, 4.0], np.float32)})
+    assert [o.shape for o in model.outputs] == [(2,), (3, 2)]
+
+
+def test_runtime_trip_count_is_refused(tmp_path: Path) -> None:
+    path = _loop_model(
+        tmp_path, helper.make_node("Identity", ["c_in"], ["c_out"]), None, True
+    )
+    _refused(path, "node 'the_loop' (Loop", "trip count M (input 0) 'M'", "run-time")
+
+
+def test_condition_computed_from_runtime_data_is_refused(tmp_path: Path) -> None:
+    condition = helper.make_node("ReduceMax", ["v_out"], ["big"], keepdims=0)
+    body = _loop_body(condition)
+    body.node.append(helper.make_node("Less", ["big", "ten"], ["c_out"]))
+    body.initializer.append(numpy_helper.from_array(np.array(10, np.float32), "ten"))
+    loop = helper.make_node(
+        "Loop", ["M", "cond", "v0"], ["v", "scans"], body=body, name="the_loop"
+    )
+    path = _save(
+        tmp_path,
+        [loop],
+        [("x", F, [2])],
+        [("v", F, [2]), ("scans", F, None)],
+        {"M": np.array(9, np.int64), "cond": np.array(True), "v0": np.zeros(2, np.float32)},
+    )
+    _refused(path, "node 'the_loop' (Loop", "condition output is computed from run-time")
+
+
+def test_unrolling_beyond_the_limit_is_refused(tmp_path: Path) -> None:
+    """A 4-step scan of a 4-node body is 16 unrolled nodes."""
+    scan = helper.make_node(
+        "Scan",
+        ["s0", "p0", "x"],
+        ["s", "p", "sums", "twices"],
+        body=_accumulating_body(),
+        num_scan_inputs=1,
+        name="scan",
+    )
+    path = _save(
+        tmp_path,
+        [scan],
+        [("s0", F, [3]), ("p0", F, [3]), ("x", F, [4, 3])],
+        [("s", F, [3]), ("p", F, [3]), ("sums", F, [4, 3]), ("twices", F, [4, 3])],
+    )
+    _refused(
+        path,
+        "node 'scan' (Scan",
+        "16 body nodes",
+        "limit of 15",
+        "SYNAPC_MAX_UNROLLED_NODES",
+        max_unrolled_nodes=15,
+    )
+    with use_limits(max_unrolled_nodes=16):
+        synapc.import_model(path)
+
+
+def test_sequence_body_is_refused(tmp_path: Path) -> None:
+    body = helper.make_graph(
+        [
+            helper.make_node("SequenceEmpty", [], ["seq"]),
+            helper.make_node("Identity", ["c_in"], ["c_out"]),
+        ],
+        "body",
+        _info([("i", I64, []), ("c_in", B, []), ("v", F, [2])]),
+        [
+            *_info([("c_out", B, []), ("v", F, [2])]),
+            helper.make_tensor_sequence_value_info("seq", F, None),
+        ],
+    )
+    loop = helper.make_node(
+        "Loop", ["M", "cond", "x"], ["y", "seqs"], body=body, name="the_loop"
+    )
+    path = _save(
+        tmp_path,
+        [loop],
+        [("x", F, [2])],
+        [("y", F, [2])],
+        {"M": np.array(2, np.int64), "cond": np.array(True)},
+    )
+    _refused(path, "node 'the_loop' (Loop", "body output 'seq' is a sequence")
+
+
+def test_huge_trip_count_is_refused_before_unrolling(tmp_path: Path) -> None:
+    """A trip count of 2**62 with the condition passed through is refused at once."""
+    identity = helper.make_node("Identity", ["c_in"], ["c_out"])
+    path = _loop_model(tmp_path, identity, 2**62)
+    _refused(path, "node 'the_loop' (Loop", "limit of 32,768", "SYNAPC_MAX_UNROLLED_NODES")
