@@ -1,0 +1,124 @@
+"""ONNX Det and RoiAlign beyond the conformance cases: batched and pivoting
+determinants, RoiAlign over two images with an adaptive grid per box (constant boxes:
+one `synap.roi_align` per grid, put back in box order), a scaled max-mode RoiAlign,
+against ONNX's reference implementation; and the refusals, each one line naming node
+and operator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import synapc
+
+_RNG = np.random.default_rng(2)
+
+
+def _model(
+    tmp_path: Path,
+    op_type: str,
+    inputs: dict[str, np.ndarray],
+    constants: tuple[str, ...] = (),
+    **attrs: Any,
+) -> Path:
+    """A model of one `op_type` node 'the_layer' of `inputs` (those named in
+    `constants` are initializers), output 'y'."""
+    node = helper.make_node(op_type, list(inputs), ["y"], name="the_layer", **attrs)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info(
+                n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
+            )
+            for n, a in inputs.items()
+            if n not in constants
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)],
+        [numpy_helper.from_array(inputs[n], n) for n in constants],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    path = tmp_path / "model.onnx"
+    onnx.save(model, str(path))
+    return path
+
+
+def _check(path: Path, feeds: dict[str, np.ndarray], rtol: float = 1e-4) -> None:
+    """synapc (GENERIC) matches ONNX's reference implementation on `feeds`."""
+    model = synapc.import_model(path)
+    ours = synapc.compile(model, "GENERIC").run([feeds[i.name] for i in model.inputs])
+    (expected,) = ReferenceEvaluator(str(path)).run(None, feeds)
+    assert ours[0].dtype == expected.dtype and ours[0].shape == expected.shape
+    np.testing.assert_allclose(ours[0], expected, rtol=rtol, atol=rtol)
+
+
+def _refused(path: Path, *needles: str) -> None:
+    """Importing `path` fails with one line naming the node, the operator and
+    `needles`."""
+    with pytest.raises(synapc.SynapcError) as caught:
+        synapc.import_model(path)
+    message = str(caught.value)
+    assert "\n" not in message and "node 'the_layer'" in message, message
+    for needle in needles:
+        assert needle in message, message
+
+
+def test_det_batched_and_pivoting(tmp_path: Path) -> None:
+    """[2, 3, 5, 5] random matrices, one with a zero leading pivot; 1x1 matrices."""
+    x = _RNG.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    x[0, 0, 0, 0] = 0.0
+    _check(_model(tmp_path, "Det", {"x": x}), {"x": x})
+    one = _RNG.standard_normal((4, 1, 1)).astype(np.float32)
+    _check(_model(tmp_path, "Det", {"x": one}), {"x": one})
+
+
+_IMAGES = _RNG.standard_normal((2, 3, 12, 10)).astype(np.float32)
+_BOXES = np.array(
+    [[0, 0, 9, 11], [2, 3, 4, 5], [1.5, 0.5, 8, 6], [3, 3, 3.5, 9]], np.float32
+)
+_BATCH = np.array([1, 0, 1, 0], np.int64)
+
+
+def test_roialign_adaptive_grid_with_constant_boxes(tmp_path: Path) -> None:
+    """sampling_ratio 0 gives each box its own grid: constant boxes of different sizes
+    over two images, half_pixel."""
+    inputs = {"x": _IMAGES, "rois": _BOXES, "batch": _BATCH}
+    path = _model(tmp_path, "RoiAlign", inputs, ("rois",), output_height=3, output_width=2)
+    _check(path, {"x": _IMAGES, "batch": _BATCH})
+
+
+def test_roialign_max_mode_scaled_runtime_boxes(tmp_path: Path) -> None:
+    """Run-time boxes at spatial scale 0.5, max mode, a 3x3 sampling grid."""
+    inputs = {"x": _IMAGES, "rois": _BOXES * 2, "batch": _BATCH}
+    path = _model(
+        tmp_path,
+        "RoiAlign",
+        inputs,
+        mode="max",
+        spatial_scale=0.5,
+        sampling_ratio=3,
+        output_height=2,
+        output_width=4,
+        coordinate_transformation_mode="output_half_pixel",
+    )
+    _check(path, inputs)
+
+
+def test_refusals(tmp_path: Path) -> None:
+    """Non-square and integer Det inputs, an adaptive grid over run-time boxes and an
+    unknown pooling mode are refused by name."""
+    _refused(_model(tmp_path, "Det", {"x": np.zeros((2, 3), np.float32)}), "Det", "square")
+    _refused(_model(tmp_path, "Det", {"x": np.zeros((2, 2), np.int32)}), "Det", "float")
+    inputs = {"x": _IMAGES, "rois": _BOXES, "batch": _BATCH}
+    _refused(_model(tmp_path, "RoiAlign", inputs), "RoiAlign", "sampling_ratio", "rois")
+    _refused(
+        _model(tmp_path, "RoiAlign", inputs, sampling_ratio=2, mode="min"),
+        "RoiAlign",
+        "mode",
+    )
