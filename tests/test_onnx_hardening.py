@@ -663,8 +663,8 @@ def test_qoperator_attributes_keep_their_types(tmp_path: Path) -> None:
 def test_names_with_line_breaks_or_not_utf8(tmp_path: Path) -> None:
     """Fuzzer findings: a node name with a line break made a two-line message; a name
     that is not UTF-8 came back from protobuf as bytes and broke the importer."""
-    node = helper.make_node("Det", ["x"], ["y"], name="line\nbreak")
-    refused(save(tmp_path, [node]), "node 'line\\nbreak' (Det")
+    node = helper.make_node("Unique", ["x"], ["y"], name="line\nbreak")
+    refused(save(tmp_path, [node]), "node 'line\\nbreak' (Unique")
     node = helper.make_node("Relu", ["x"], ["yyyy"])
     path = save(tmp_path, [node], outputs=("yyyy",))
     path.write_bytes(path.read_bytes().replace(b"yyyy", b"y\xff\xfey"))

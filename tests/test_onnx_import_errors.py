@@ -73,15 +73,15 @@ def test_corrupt_onnx_is_a_one_line_error(tmp_path, content) -> None:
 def test_unsupported_operator_names_op_type_node_and_opset(tmp_path) -> None:
     nodes = [
         helper.make_node("Relu", ["x"], ["r"], name="first_relu"),
-        helper.make_node("Det", ["r"], ["y"], name="the_det"),
+        helper.make_node("Unique", ["r"], ["y"], name="the_unique"),
     ]
     path = save(tmp_path, nodes, opset=15)
     with pytest.raises(synapc.SynapcError) as error:
         synapc.import_model(path)
     text = str(error.value)
-    assert "node 'the_det' (Det, opset 15): operator is not supported" in text
+    assert "node 'the_unique' (Unique, opset 15): operator is not supported" in text
     assert "\n" not in text
-    assert_one_line_cli_error(path, "(Det, opset 15)")
+    assert_one_line_cli_error(path, "(Unique, opset 15)")
 
 
 def test_unknown_domain_is_named(tmp_path) -> None:

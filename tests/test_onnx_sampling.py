@@ -196,12 +196,6 @@ def test_refusals(tmp_path: Path) -> None:
         tmp_path, "AffineGrid", {"theta": theta, "size": np.zeros(4, np.int32)}, ["g"], 20
     )
     _refused(path, "AffineGrid", "size (input 1) must be a constant")
-    conv = {
-        "input": np.zeros((1, 2, 4), np.float32),
-        "weight": np.zeros((2, 1, 1), np.float32),
-    }
-    path = _model(tmp_path, "CausalConvWithState", conv, ["y", "state"], 27)
-    _refused(path, "CausalConvWithState", "zero-length")
     qkv = {n: np.zeros((1, 2, 8), np.float32) for n in ("query", "key", "value")}
     path = _model(
         tmp_path, "LinearAttention", qkv, ["o", "s"], 27, q_num_heads=2, kv_num_heads=2

@@ -75,7 +75,8 @@ ONNX_INTEGER_KERNELS: set[type[Operation]] = set()
 _KERNEL_MODULES = ("activation", "conv", "conversion", "data_movement", "elementwise",
                    "normalization", "pool", "reduce", "resize",
                    "detection", "fused", "logical", "indexing",
-                   "recurrent", "sampling", "attention", "bitcast")  # fmt: skip
+                   "recurrent", "sampling", "attention", "bitcast", "window_nd",
+                   "linalg", "roi")  # fmt: skip
 
 
 def kernel(

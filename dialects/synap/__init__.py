@@ -18,13 +18,16 @@ from synapc.dialects.synap import (
     elementwise,
     fused,
     indexing,
+    linalg,
     logical,
     normalization,
     pool,
     recurrent,
     reduce,
     resize,
+    roi,
     sampling,
+    window_nd,
 )
 from synapc.dialects.synap.attributes import ATTRIBUTES
 from synapc.dialects.synap.base import SynapOp
@@ -49,6 +52,9 @@ OPS: list[type[SynapOp]] = [
     *attention.OPS,
     *sampling.OPS,
     *bitcast.OPS,
+    *window_nd.OPS,
+    *linalg.OPS,
+    *roi.OPS,
 ]
 
 Synap = Dialect(

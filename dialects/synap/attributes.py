@@ -41,12 +41,14 @@ class ActivationAttr(EnumAttribute[Activation], SpacedOpaqueSyntaxAttribute):
 
 class PadMode(StrEnum):
     """How `synap.pad` fills the border: `reflect` mirrors without repeating the edge
-    (abc -> cb|abc|ba), `symmetric` mirrors including it (ba|abc|cb), `edge` repeats it."""
+    (abc -> cb|abc|ba), `symmetric` mirrors including it (ba|abc|cb), `edge` repeats it,
+    `wrap` continues periodically (bc|abc|ab)."""
 
     CONSTANT = "constant"
     REFLECT = "reflect"
     SYMMETRIC = "symmetric"
     EDGE = "edge"
+    WRAP = "wrap"
 
 
 @irdl_attr_definition

@@ -152,7 +152,8 @@ class PadOp(SynapOp):
 
     `constant` fills with `value` (a real value; quantized tensors store it quantized
     with the result's parameters), `reflect` mirrors without repeating the edge,
-    `edge` repeats the edge."""
+    `edge` repeats the edge, `wrap` continues the dimension periodically (any width; a
+    zero-size dimension cannot be wrap-, edge-, reflect- or symmetric-padded)."""
 
     name = "synap.pad"
 
@@ -179,6 +180,10 @@ class PadOp(SynapOp):
                         f"{props['mode']} padding of dimension {axis} must be {bound} its "
                         f"size {size}"
                     )
+        if props["mode"] != PadMode.CONSTANT:
+            for axis, size in enumerate(shape_of(self.input)):
+                if size == 0 and max(props["pads"][2 * axis : 2 * axis + 2]) > 0:
+                    self.fail(f"{props['mode']} padding of empty dimension {axis}")
 
 
 @irdl_op_definition

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
 from synapc.dialects.synap import shapes
@@ -95,13 +95,26 @@ class MinimumOp(_Binary):
 
 @irdl_op_definition
 class PowOp(_Binary):
-    """Elementwise power ``lhs ** rhs`` (float tensors)."""
+    """Elementwise power ``lhs ** rhs`` of float or integer tensors (one type).
+
+    Integers are exact: a non-negative exponent multiplies by repeated squaring in the
+    integer type, wrapping on overflow as the type does (as ONNX's reference, numpy,
+    does; onnxruntime computes ``std::pow`` in double and converts, giving INT_MIN on
+    x86 for a result out of range). A negative exponent gives ``1 / lhs ** -rhs`` with
+    C's truncating integer division: 1 for a base of 1, +-1 for a base of -1 (the
+    exponent's parity), 0 for any other base (onnxruntime agrees) -- and 0 for a base of
+    0, where the quotient is undefined (numpy refuses it; onnxruntime converts an
+    infinite ``std::pow``, an undefined conversion giving INT_MIN on x86). A run-time
+    value cannot be refused at compile time, so synapc fixes it to 0, as synap.mod does
+    for a divisor of 0."""
 
     name = "synap.pow"
 
     def verify_semantics(self) -> None:
-        if not is_float(element_of(self.lhs)):
-            self.fail(f"pow needs float operands, got {element_of(self.lhs)}")
+        element = element_of(self.lhs)
+        integer = isinstance(element, IntegerType) and element.width.data > 1
+        if not (is_float(element) or integer):
+            self.fail(f"pow needs float or integer operands, got {element}")
 
 
 @irdl_op_definition

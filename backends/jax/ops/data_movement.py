@@ -157,13 +157,13 @@ def transpose(
 
 
 _NUMPY_PAD_MODES = {PadMode.REFLECT: "reflect", PadMode.SYMMETRIC: "symmetric",
-                    PadMode.EDGE: "edge"}  # fmt: skip
+                    PadMode.EDGE: "edge", PadMode.WRAP: "wrap"}  # fmt: skip
 
 
 @kernel(dm.PadOp)
 def pad(op: dm.PadOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.Array]:
-    """Constant, reflect, symmetric or edge padding; a quantized constant pad stores the
-    pad value quantized with the result's parameters."""
+    """Constant, reflect, symmetric, edge or wrap padding; a quantized constant pad
+    stores the pad value quantized with the result's parameters."""
     _same_quantization(op)
     p = op.props()
     widths = [(p["pads"][2 * i], p["pads"][2 * i + 1]) for i in range(args[0].ndim)]

@@ -26,7 +26,8 @@ computed the way each kernel's Prepare computes them:
 * PRELU: ``MBQM(x, s_x / s_out)`` for ``x >= 0`` and ``MBQM(x * alpha, s_x * s_alpha /
   s_out)`` otherwise, both multipliers in float32.
 
-POW and MOD (ONNX's remainder, `synap.mod`) have no quantized kernel in LiteRT;
+Integer POW is exact repeated squaring (:func:`integer_power`). POW and MOD (ONNX's
+remainder, `synap.mod`) have no quantized kernel in LiteRT;
 quantized, they raise UnsupportedOpError.
 """
 
@@ -58,11 +59,22 @@ from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap.attributes import Activation
 
+
+def _materialized_divisor(a: jax.Array, b: jax.Array) -> jax.Array:
+    """A broadcast float divisor materialized behind an optimization barrier: XLA
+    rewrites ``a / broadcast(b)`` as ``a * broadcast(1 / b)``, which is not IEEE
+    division (ONNX QuantizeLinear's ``x / scale`` lands on the wrong side of a tie)."""
+    shape = jnp.broadcast_shapes(a.shape, b.shape)
+    if not jnp.issubdtype(b.dtype, jnp.floating) or b.shape == shape:
+        return b
+    return lax.optimization_barrier(jnp.broadcast_to(b, shape))
+
+
 _FLOAT: dict[type, Callable[[jax.Array, jax.Array], jax.Array]] = {
     ew.AddOp: jnp.add,
     ew.SubOp: jnp.subtract,
     ew.MulOp: jnp.multiply,
-    ew.DivOp: jnp.divide,
+    ew.DivOp: lambda a, b: jnp.divide(a, _materialized_divisor(a, b)),
     ew.MaximumOp: jnp.maximum,
     ew.MinimumOp: jnp.minimum,
     ew.PowOp: jnp.power,
@@ -81,9 +93,34 @@ def binary(op: ew._Binary, args: list[jax.Array], ctx: LoweringContext) -> list[
         if type(op) not in _QUANTIZED:
             raise UnsupportedOpError(f"quantized {op.name} has no integer kernel in TFLite")
         return [_QUANTIZED[type(op)](op, args[0], args[1])]
+    if isinstance(op, ew.PowOp) and jnp.issubdtype(args[0].dtype, jnp.integer):
+        return [integer_power(args[0], args[1])]
     y = _FLOAT[type(op)](args[0], args[1])
     activation = op.props().get("activation")
     return [y if activation is None else activate(y, activation)]
+
+
+def integer_power(base: jax.Array, exponent: jax.Array) -> jax.Array:
+    """``base ** exponent`` of integers, exactly (see `synap.pow`): repeated squaring in
+    the integer type (wrapping), and for a negative exponent C's truncated ``1 / base **
+    -exponent``: 1 for a base of 1, +-1 for -1 by the exponent's parity, else 0."""
+    base, exponent = jnp.broadcast_arrays(base, exponent.astype(base.dtype))
+    magnitude = jnp.maximum(exponent, 0)
+
+    def step(_: int, carry: tuple[jax.Array, ...]) -> tuple[jax.Array, ...]:
+        result, square, bits = carry
+        result = jnp.where((bits & 1) == 1, result * square, result)
+        return result, square * square, bits >> 1
+
+    width = jnp.iinfo(base.dtype).bits
+    start = (jnp.ones_like(base), base, magnitude)
+    positive = lax.fori_loop(0, width, step, start)[0]
+    one = jnp.ones_like(base)
+    odd = (exponent & 1) == 1
+    reciprocal = jnp.where(
+        base == one, one, jnp.where(base == -one, jnp.where(odd, -one, one), 0 * one)
+    )
+    return jnp.where(exponent < 0, reciprocal, positive)
 
 
 @kernel(ew.ModOp)

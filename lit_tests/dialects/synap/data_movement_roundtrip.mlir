@@ -144,6 +144,10 @@ func.func @pad(%x: tensor<1x4x4x3xf32>, %q: tensor<3x!quant.uniform<u8:f32, 0.5:
   // Quantized, with a real-valued pad value.
   // CHECK-NEXT: %6 = synap.pad %q {pads = array<i64: 1, 2>, value = 2.500000e+00 : f32} : (tensor<3x!quant.uniform<u8:f32, 0.5:10>>) -> tensor<6x!quant.uniform<u8:f32, 0.5:10>>
   %5 = synap.pad %q {pads = array<i64: 1, 2>, value = 2.500000e+00 : f32} : (tensor<3x!quant.uniform<u8:f32, 0.5:10>>) -> tensor<6x!quant.uniform<u8:f32, 0.5:10>>
+  // Wrap padding (periodic; wider than the dimension is allowed).
+  // CHECK-NEXT: %7 = synap.pad %x {pads = array<i64: 0, 0, 5, 1, 0, 2, 0, 0>, mode = #synap<pad_mode wrap>} : (tensor<1x4x4x3xf32>) -> tensor<1x10x6x3xf32>
+  // GENERIC: %7 = "synap.pad"(%x) <{pads = array<i64: 0, 0, 5, 1, 0, 2, 0, 0>, mode = #synap<pad_mode wrap>, value = 0.000000e+00 : f32}> : (tensor<1x4x4x3xf32>) -> tensor<1x10x6x3xf32>
+  %7 = synap.pad %x {pads = array<i64: 0, 0, 5, 1, 0, 2, 0, 0>, mode = #synap<pad_mode wrap>} : (tensor<1x4x4x3xf32>) -> tensor<1x10x6x3xf32>
   // CHECK-NEXT: func.return
   func.return
 }

@@ -226,17 +226,17 @@ func.func @f(%a: tensor<4x1x3xf32>, %b: tensor<2x5x3xf32>) {
 
 // -----
 
-// pow: integer operands.
-// CHECK: synap.pow "pow": pow needs float operands, got i32
-func.func @f(%a: tensor<2x3xi32>, %b: tensor<2x3xi32>) {
-  %0 = synap.pow %a, %b {layer_name = "pow"} : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+// pow: boolean operands.
+// CHECK: synap.pow "pow": pow needs float or integer operands, got i1
+func.func @f(%a: tensor<2x3xi1>, %b: tensor<2x3xi1>) {
+  %0 = synap.pow %a, %b {layer_name = "pow"} : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
   func.return
 }
 
 // -----
 
 // pow: quantized operands.
-// CHECK: synap.pow "pow": pow needs float operands, got !quant.uniform<u8:f32, 0.5:3>
+// CHECK: synap.pow "pow": pow needs float or integer operands, got !quant.uniform<u8:f32, 0.5:3>
 func.func @f(%a: tensor<2x3x!quant.uniform<u8:f32, 0.5:3>>, %b: tensor<2x3x!quant.uniform<u8:f32, 0.5:3>>) {
   %0 = synap.pow %a, %b {layer_name = "pow"} : (tensor<2x3x!quant.uniform<u8:f32, 0.5:3>>, tensor<2x3x!quant.uniform<u8:f32, 0.5:3>>) -> tensor<2x3x!quant.uniform<u8:f32, 0.5:3>>
   func.return

@@ -60,7 +60,7 @@ func.func @without_properties(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor
   // Integer operands of one integer type.
   // CHECK-NEXT: %4 = synap.minimum %i, %i : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
   %4 = synap.minimum %i, %i : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
-  // pow (float only).
+  // pow (float or integer operands).
   // CHECK-NEXT: %5 = synap.pow %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   %5 = synap.pow %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: %6 = synap.pow %a, %a {layer_name = "pow", layer_index = 3 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -70,6 +70,8 @@ func.func @without_properties(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor
   %7 = synap.squared_difference %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: %8 = synap.squared_difference %a, %a {layer_name = "sqdiff", layer_index = 4 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %8 = synap.squared_difference %a, %a {layer_name = "sqdiff", layer_index = 4 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %9 = synap.pow %i, %i : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  %9 = synap.pow %i, %i : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
   // CHECK-NEXT: func.return
   func.return
 }

@@ -13,7 +13,10 @@ from synapc.importers.onnx import (  # noqa: F401  (registers the converters)
     data_movement,
     elementwise,
     indexing,
+    integer_linear,
+    linalg,
     logical,
+    loops,
     losses,
     misc,
     normalization,
@@ -22,10 +25,13 @@ from synapc.importers.onnx import (  # noqa: F401  (registers the converters)
     recurrent,
     reduce,
     resize,
+    roi,
     sampling,
     scattering,
     sequence_mixing,
     shape,
+    spectral,
+    transformer,
 )
 from synapc.importers.onnx.reader import CONVERTERS, import_onnx, load_onnx
 

@@ -52,10 +52,27 @@ def concat(imp: Importer, node: Node) -> None:
         shapes = [list(imp.shape(n)) for n in names]
         raise node.fail(f"inputs of shapes {shapes} have different ranks")
     axis = node.axis(node.int_attr("axis", 0), rank)
+    # an operand with no elements adds nothing (it is checked against the others)
+    _check_concat_shapes(node, [imp.shape(n) for n in names], axis)
+    names = [n for n in names if 0 not in imp.shape(n)] or names
+    if len(names) == 1:
+        value = imp.get(names[0], "any", quantized=node.quantized)
+        imp.bind_output(node, value, imp.perm(names[0]))
+        return
     values = [imp.get(n, perm, quantized=node.quantized) for n in names]
     imp.emit(
         node, dm.ConcatOp, values, perm=perm, axis=layout.physical_axis(perm, axis, rank)
     )
+
+
+def _check_concat_shapes(node: Node, shapes: list[tuple[int, ...]], axis: int) -> None:
+    """Concat's operands agree on every dimension but `axis` (checked here because
+    empty operands are dropped before synap.concat would check them)."""
+    others = {s[:axis] + s[axis + 1 :] for s in shapes}
+    if len(others) > 1:
+        raise node.fail(
+            f"inputs of shapes {[list(s) for s in shapes]} differ outside axis {axis}"
+        )
 
 
 @converts("Split")
@@ -82,15 +99,26 @@ def split(imp: Importer, node: Node) -> None:
     value = imp.get(x, "any")
     p_axis = layout.physical_axis(perm, axis, rank)
     element = element_of(value)
+    # a part of size 0 holds no values: an empty constant, not a result of the split
+    for name, s in zip(node.outputs, sizes, strict=True):
+        if name and s == 0:
+            empty = list(imp.shape(x))
+            empty[axis] = 0
+            imp.bind_empty(name, empty, element)
+    parts = [(name, s) for name, s in zip(node.outputs, sizes, strict=True) if s > 0]
     result_types = []
-    for s in sizes:
+    for _, s in parts:
         shape = list(shape_of(value))
         shape[p_axis] = s
         result_types.append(TensorType(element, shape))
-    op = imp.emit(
-        node, dm.SplitOp, value, output=None, result_types=result_types, axis=p_axis
-    )
-    for name, result in zip(node.outputs, op.results, strict=True):
+    if len(parts) <= 1:
+        results = [value] * len(parts)
+    else:
+        op = imp.emit(
+            node, dm.SplitOp, value, output=None, result_types=result_types, axis=p_axis
+        )
+        results = list(op.results)
+    for (name, _), result in zip(parts, results, strict=True):
         if name:
             imp.bind(name, result, perm)
 
@@ -243,7 +271,12 @@ def pad(imp: Importer, node: Node) -> None:
     x = node.inputs[0]
     rank = imp.rank(x)
     mode = node.attr("mode", "constant")
-    modes = {"constant": PadMode.CONSTANT, "reflect": PadMode.REFLECT, "edge": PadMode.EDGE}
+    modes = {
+        "constant": PadMode.CONSTANT,
+        "reflect": PadMode.REFLECT,
+        "edge": PadMode.EDGE,
+        "wrap": PadMode.WRAP,
+    }
     if mode not in modes:
         raise node.fail(f"pad mode '{mode}' is not supported")
     if node.opset < 11:
@@ -265,6 +298,12 @@ def pad(imp: Importer, node: Node) -> None:
         full[axis], full[rank + axis] = pads[k], pads[count + k]
     if any(p < 0 for p in full):
         raise node.fail(f"negative pads {pads} are not supported")
+    shape = imp.shape(x)
+    for axis in range(rank):
+        if mode != "constant" and shape[axis] == 0 and full[axis] + full[rank + axis]:
+            raise node.fail(
+                f"{mode} padding of empty dimension {axis} has no values to use"
+            )
     perm = imp.perm(x)
     order = perm or tuple(range(rank))
     physical = [v for a in order for v in (full[a], full[rank + a])]

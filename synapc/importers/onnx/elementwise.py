@@ -4,7 +4,8 @@ their first non-logical operand (constants follow on the host)."""
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, TensorType
+from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType, TensorType
+from xdsl.ir import Attribute
 
 from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap.base import shape_of
@@ -34,32 +35,57 @@ def arithmetic(imp: Importer, node: Node) -> None:
 
 @converts("Pow")
 def power(imp: Importer, node: Node) -> None:
-    """``x ** y``; an integer exponent of a float base is cast to the base's type
-    (ONNX allows mixed types, synap.pow takes one float type)."""
+    """``x ** y`` in the base's type (ONNX allows mixed types; synap.pow takes one).
+
+    A float base takes the exponent cast to its type. An integer base with an integer
+    exponent is exact integer power (see synap.pow for negative exponents); with a
+    float exponent it is computed in float32 and truncated back to the base's type, as
+    ONNX's reference computes in float and converts with ``astype``."""
     x, y = node.inputs[0], node.inputs[1]
-    element = imp.element_type(x)
-    if not isinstance(element, AnyFloat):
-        raise node.fail(
-            f"Pow of a {element} base is not supported (synap.pow is float-only)"
-        )
-    if imp.element_type(y) != element:
-        exponent = imp.const(y)
-        name = f"{y}#{element}"
-        if exponent is not None:
-            imp.bind_const(name, np.asarray(exponent).astype(numpy_dtype(element)))
-        else:
-            value = imp.get(y, "any")
-            cast = imp.append(
-                CastOp.make(
-                    value,
-                    result_types=[TensorType(element, shape_of(value))],
-                    **node.source,
-                )
-            )
-            imp.bind(name, cast, imp.perm(y))
-        y = name
+    element, exponent = imp.element_type(x), imp.element_type(y)
+    if isinstance(element, AnyFloat):
+        y = _converted(imp, node, y, element)
+    elif not _is_integer(element):
+        raise node.fail(f"Pow of a {element} base (input 0) is not supported")
+    elif _is_integer(exponent):
+        y = _converted(imp, node, y, element)
+    elif isinstance(exponent, AnyFloat):
+        f32 = Float32Type()
+        x, y = _converted(imp, node, x, f32), _converted(imp, node, y, f32)
+        values, perm = broadcast_operands(imp, node, [x, y])
+        real = imp.emit(node, ew.PowOp, *values, output=None).results[0]
+        result_type = TensorType(element, shape_of(real))
+        imp.emit(node, CastOp, real, perm=perm, result_types=[result_type])
+        return
+    else:
+        raise node.fail(f"Pow with a {exponent} exponent (input 1) is not supported")
     values, perm = broadcast_operands(imp, node, [x, y])
     imp.emit(node, ew.PowOp, *values, perm=perm)
+
+
+def _is_integer(element: Attribute) -> bool:
+    """Whether `element` is an integer type Pow computes in (not bool)."""
+    return isinstance(element, IntegerType) and element.width.data > 1
+
+
+def _converted(imp: Importer, node: Node, name: str, element: Attribute) -> str:
+    """Tensor `name` as `element` values: itself when it has that type, else a host
+    conversion of a constant or a synap.cast (bound under a derived name)."""
+    if imp.element_type(name) == element:
+        return name
+    converted = f"{name}#{element}"
+    array = imp.const(name)
+    if array is not None:
+        imp.bind_const(converted, np.asarray(array).astype(numpy_dtype(element)))
+        return converted
+    value = imp.get(name, "any")
+    cast = imp.append(
+        CastOp.make(
+            value, result_types=[TensorType(element, shape_of(value))], **node.source
+        )
+    )
+    imp.bind(converted, cast, imp.perm(name))
+    return converted
 
 
 @converts("Reciprocal")

@@ -87,6 +87,18 @@ _BROADCAST = {
     "Mul", "Or", "Pow", "PRelu", "Sub", "Sum", "Where", "Xor",
 }  # fmt: skip
 
+#: Inputs (by position) whose values a node never reads: only their element type and
+#: shape matter (CastLike's target, EyeLike's template), so the node folds when its
+#: other inputs are constants, whatever these are.
+METADATA_INPUTS: dict[str, tuple[int, ...]] = {"CastLike": (1,), "EyeLike": (0,)}
+
+
+def stand_in(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
+    """A read-only array of `shape` and `dtype` standing for a run-time tensor whose
+    values a node does not read (see `METADATA_INPUTS`); it allocates one element."""
+    return np.broadcast_to(np.zeros((), dtype), tuple(shape))
+
+
 #: Ops whose reference implementation loops in Python per index or element, or does
 #: more than linear work: their work counts this many times.
 _SLOW = {"ScatterND": 64, "ScatterElements": 16, "Scatter": 16, "GatherElements": 16}

@@ -71,8 +71,20 @@ def _channel_param(imp: Importer, node: Node, name: str, rank: int) -> str:
 
 @converts("BatchNormalization")
 def batch_norm(imp: Importer, node: Node) -> None:
-    if node.attr("training_mode", 0) or len([o for o in node.outputs if o]) > 1:
-        raise node.fail("training-mode batch normalization is not supported")
+    """Inference: ``(x - mean) / sqrt(var + eps) * scale + bias`` with the given
+    statistics; `training_mode` (opset 14 on): with the batch's (see
+    `_batch_norm_training`)."""
+    training = node.int_attr("training_mode", 0)
+    if training not in (0, 1):
+        raise node.fail(f"attribute 'training_mode' {training} must be 0 or 1")
+    if training:
+        _batch_norm_training(imp, node)
+        return
+    if len([o for o in node.outputs if o]) > 1:
+        raise node.fail(
+            "running statistics outputs (outputs 1 and up) need training_mode 1 (or, "
+            "before opset 14, are not supported)"
+        )
     x = node.inputs[0]
     rank = imp.rank(x)
     _check_channel_params(imp, node, node.inputs[1:5])
@@ -102,6 +114,38 @@ def batch_norm(imp: Importer, node: Node) -> None:
     value = imp.get(x, perm)
     centered = imp.append(ew.SubOp.make(value, mean, **node.source))
     _normalize(imp, node, centered, var, eps, gamma, beta, perm)
+
+
+def _batch_norm_training(imp: Importer, node: Node) -> None:
+    """Training-mode BatchNormalization (deterministic): `x` is normalized with the
+    mean and (population) variance of the batch over every axis but the channel
+    axis 1; outputs 1 and 2 are the running statistics ``input_mean * momentum +
+    batch_mean * (1 - momentum)`` (likewise the variance), as ONNX's reference."""
+    x = node.inputs[0]
+    require_float(imp, node, x)
+    rank = imp.rank(x)
+    _check_channel_params(imp, node, node.inputs[1:5])
+    perm = imp.perm(x) or layout.channels_last(rank)
+    value = imp.get(x, perm)
+    axes = sorted(layout.physical_axis(perm, a, rank) for a in range(rank) if a != 1)
+    scale, bias = (
+        imp.get(_channel_param(imp, node, n, rank), perm, rank) for n in node.inputs[1:3]
+    )
+    mean, centered, variance = _moments(imp, node, value, axes)
+    _normalize(imp, node, centered, variance, node.attr("epsilon", 1e-5), scale, bias, perm)
+    momentum = float(node.attr("momentum", 0.9))
+    channels = imp.shape(x)[1]
+    for k, batch, running in ((1, mean, node.inputs[3]), (2, variance, node.inputs[4])):
+        if k >= len(node.outputs) or not node.outputs[k]:
+            continue
+        batch = imp.reshape(batch, (channels,))
+        kept = combine(
+            imp, node, ew.MulOp, imp.get(running), scalar(imp, node, batch, momentum, "m")
+        )
+        new = combine(
+            imp, node, ew.MulOp, batch, scalar(imp, node, batch, 1 - momentum, "1-m")
+        )
+        imp.bind(node.outputs[k], combine(imp, node, ew.AddOp, kept, new))
 
 
 def _normalize(

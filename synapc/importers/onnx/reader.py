@@ -37,7 +37,7 @@ import onnx
 from onnx import helper
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from synapc.dialects.quant import UniformQuantizedType
@@ -51,7 +51,13 @@ from synapc.errors import SynapcError
 from synapc.importers.cut import ancestors, check_requested, unknown_output
 from synapc.importers.onnx import checks, layout
 from synapc.importers.onnx.checks import shown
-from synapc.importers.onnx.folding import CannotFold, Folder, subgraph_reads
+from synapc.importers.onnx.folding import (
+    METADATA_INPUTS,
+    CannotFold,
+    Folder,
+    stand_in,
+    subgraph_reads,
+)
 from synapc.importers.onnx.layout import Perm
 from synapc.limits import check_count, check_tensor
 from synapc.model import Model, TensorInfo
@@ -439,11 +445,24 @@ class Importer:
 
     # -- binding ---------------------------------------------------------------------
     def bind(self, name: str, value: SSAValue, perm: Perm = None) -> None:
-        """Tensor `name` is `value`, stored with `perm`."""
+        """Tensor `name` is `value`, stored with `perm`; an op result with no elements
+        (a zero-size dimension) is bound as an empty constant instead."""
         perm = layout.normalize(perm)
         element = element_of(value)
         qtype = element if isinstance(element, UniformQuantizedType) else None
+        shape = shape_of(value)
+        if isinstance(value, OpResult) and 0 in shape:
+            self.bind_empty(name, layout.logical_shape(shape, perm), element)
+            return
         self.tensors[name] = Tensor(value=value, perm=perm, qtype=qtype)
+
+    def bind_empty(self, name: str, shape: Sequence[int], element: Attribute) -> None:
+        """Tensor `name` has the zero-element logical `shape`: it holds no values, so it
+        is fully known, a constant (an empty array of `element`'s type) that its readers
+        fold or drop."""
+        qtype = element if isinstance(element, UniformQuantizedType) else None
+        dtype = qtype.storage_dtype if qtype is not None else numpy_dtype(element)
+        self.tensors[name] = Tensor(array=np.zeros(tuple(shape), dtype), qtype=qtype)
 
     def bind_output(self, node: Node, value: SSAValue, perm: Perm = None) -> None:
         """Bind `node`'s (first) output to `value`; a quantized node whose result is not
@@ -639,6 +658,13 @@ class Importer:
             return None
         if self.graph.node[readers[0]].op_type != "QuantizeLinear":
             return None
+        from synapc.importers.onnx.quantize_arith import holds_quantized_type
+
+        q = Node(self, readers[0], self.graph.node[readers[0]])
+        if not all(n in self.tensors for n in q.inputs[1:] if n):
+            return None
+        if not holds_quantized_type(self, q):  # low precision, blocked, run-time scale
+            return None
         names = QUANTIZED[node.op_type](node)
         if names is None:
             return None
@@ -725,13 +751,17 @@ class Importer:
         (`convertible`) and can run on the target; otherwise the import stops here."""
         if node.op_type in _NEVER_FOLD or not node.inputs:
             return False
+        metadata = METADATA_INPUTS.get(node.op_type, ())
+        read = {n for k, n in enumerate(node.inputs) if n and k not in metadata}
         names = [n for n in node.inputs if n]
-        if not all(self.tensor(n).array is not None for n in names):
+        if not all(self.tensor(n).array is not None for n in read):
             return False
         outer = subgraph_reads(node.proto)
         if not all(n in self.tensors and self.tensors[n].array is not None for n in outer):
             return False
-        values = {n: self.const(n) for n in [*names, *outer]}
+        values = {n: self._value_or_stand_in(n) for n in [*names, *outer]}
+        if any(v is None for v in values.values()):
+            return False
         try:
             results = self.folder.fold(node.proto, values, node.attrs)
         except CannotFold as error:
@@ -747,6 +777,18 @@ class Importer:
             if name and array is not None:
                 self.bind_const(name, array)
         return True
+
+    def _value_or_stand_in(self, name: str) -> np.ndarray | None:
+        """Constant `name`'s value; for a run-time tensor (an input whose values the node
+        does not read) a stand-in of its logical shape and element type, None when that
+        type has no numpy dtype."""
+        if self.tensor(name).array is not None:
+            return self.const(name)
+        try:
+            dtype = numpy_dtype(self.element_type(name))
+        except (TypeError, KeyError, ValueError):
+            return None
+        return stand_in(self.shape(name), dtype)
 
     def _initializer(self, init: onnx.TensorProto) -> np.ndarray:
         """Initializer `init` as an array; its size is checked before it is read."""

@@ -72,12 +72,10 @@ def causal_conv_with_state(imp: Importer, node: Node) -> None:
             f"past_state of shape {list(imp.shape(past))} should be "
             f"{[batch, channels, k - 1]}"
         )
-    if k == 1 and len(node.outputs) > 1 and node.outputs[1]:
-        raise node.fail(
-            "present_state of a kernel of size 1 is an empty (zero-length) tensor, which "
-            "the synap dialect cannot represent"
-        )
     element = imp.element_type(x)
+    if k == 1 and len(node.outputs) > 1 and node.outputs[1]:
+        # a kernel of size 1 keeps no past: present_state (B, C, 0) holds no values
+        imp.bind_empty(imp.out_name(node, 1), (batch, channels, 0), element)
     value = _sequence_nhwc(imp, x)
     if k > 1:
         if past is not None:
@@ -94,7 +92,7 @@ def causal_conv_with_state(imp: Importer, node: Node) -> None:
         out = imp.append(SwishOp.make(out, **node.source))
     cl = layout.channels_last(3)
     imp.bind(imp.out_name(node), imp.reshape(out, (batch, length, channels)), cl)
-    if len(node.outputs) > 1 and node.outputs[1]:
+    if k > 1 and len(node.outputs) > 1 and node.outputs[1]:
         kept = (batch, 1, k - 1, channels)
         state_out = imp.append(
             SliceOp.make(
