@@ -93,6 +93,19 @@ def test_roialign_adaptive_grid_with_constant_boxes(tmp_path: Path) -> None:
     _check(path, {"x": _IMAGES, "batch": _BATCH})
 
 
+@pytest.mark.parametrize("mode", ["avg", "max"])
+def test_roialign_adaptive_grid_empty_boxes(tmp_path: Path, mode: str) -> None:
+    """With half_pixel, a zero-size box (the zero padding [0, 0, 0, 0]) or an inverted
+    one has an empty adaptive grid: ONNX samples nothing and outputs zeros for it."""
+    boxes = np.concatenate([_BOXES[:2], [[3, 3, 2, 2], [0, 0, 0, 0]]]).astype(np.float32)
+    inputs = {"x": _IMAGES, "rois": boxes, "batch": _BATCH}
+    path = _model(tmp_path, "RoiAlign", inputs, ("rois",), output_height=2, mode=mode)
+    _check(path, {"x": _IMAGES, "batch": _BATCH})
+    only_empty = {"x": _IMAGES, "rois": boxes[2:], "batch": _BATCH[2:]}
+    path = _model(tmp_path, "RoiAlign", only_empty, ("rois",), mode=mode)
+    _check(path, {"x": _IMAGES, "batch": _BATCH[2:]})
+
+
 def test_roialign_max_mode_scaled_runtime_boxes(tmp_path: Path) -> None:
     """Run-time boxes at spatial scale 0.5, max mode, a 3x3 sampling grid."""
     inputs = {"x": _IMAGES, "rois": _BOXES * 2, "batch": _BATCH}

@@ -331,3 +331,41 @@ def test_huge_trip_count_is_refused_before_unrolling(tmp_path: Path) -> None:
     identity = helper.make_node("Identity", ["c_in"], ["c_out"])
     path = _loop_model(tmp_path, identity, 2**62)
     _refused(path, "node 'the_loop' (Loop", "limit of 32,768", "SYNAPC_MAX_UNROLLED_NODES")
+
+
+def test_loop_without_trip_count_passing_its_condition_is_refused(tmp_path: Path) -> None:
+    """No trip count and the condition passed through: the loop never stops, refused at
+    once (not after unrolling up to the budget)."""
+    identity = helper.make_node("Identity", ["c_in"], ["c_out"])
+    path = _loop_model(tmp_path, identity, None)
+    _refused(path, "node 'the_loop' (Loop", "runs forever", "trip count M (input 0)")
+
+
+def test_loop_running_no_iteration_gives_an_empty_scan_output(tmp_path: Path) -> None:
+    """A trip count of 0: the state keeps its initial value and the scan output is an
+    empty [0, 2] constant, shaped by the body's declared output."""
+    identity = helper.make_node("Identity", ["c_in"], ["c_out"])
+    path = _loop_model(tmp_path, identity, 0)
+    model = synapc.import_model(path)
+    assert [o.shape for o in model.outputs] == [(2,), (0, 2)]
+    want = _reference(path).run(None, {"x": np.array([1.0, 2.0], np.float32)})
+    assert [np.asarray(w).shape for w in want] == [(2,), (0, 2)]
+
+
+def test_loop_running_no_iteration_without_declared_scan_shape_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A trip count of 0 and a scan output whose shape the body leaves open."""
+    body = _loop_body(helper.make_node("Identity", ["c_in"], ["c_out"]))
+    body.output[2].type.tensor_type.ClearField("shape")
+    loop = helper.make_node(
+        "Loop", ["M", "cond", "v0"], ["v", "scans"], body=body, name="the_loop"
+    )
+    path = _save(
+        tmp_path,
+        [loop],
+        [("x", F, [2])],
+        [("v", F, [2]), ("scans", F, None)],
+        {"M": np.array(0, np.int64), "cond": np.array(True), "v0": np.zeros(2, np.float32)},
+    )
+    _refused(path, "node 'the_loop' (Loop", "scan output 0", "runs no iteration")

@@ -190,3 +190,103 @@ def test_conv_integer_per_channel_weight_zero_point(tmp_path: Path) -> None:
         opset=10,
     )
     _check(tmp_path, model, [rng.integers(0, 255, (1, 3, 5, 5)).astype(np.uint8)])
+
+
+@pytest.mark.parametrize("per_axis", [False, True])
+def test_run_time_dequantize_of_a_quantized_type(tmp_path: Path, per_axis: bool) -> None:
+    """A QuantizeLinear on the `!quant.uniform` path read by a DequantizeLinear with a
+    run-time scale (the arithmetic path) dequantizes its storage integers."""
+    scale = np.array([0.5, 0.25, 2.0], np.float32) if per_axis else np.float32(0.5)
+    zero = np.array([3, -7, 0], np.int8) if per_axis else np.int8(-5)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1),
+        helper.make_node("DequantizeLinear", ["q", "t"], ["y"], axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("t", TensorProto.FLOAT, [3]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+        [
+            numpy_helper.from_array(np.asarray(scale), "s"),
+            numpy_helper.from_array(np.asarray(zero), "z"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    x = np.array([[1.3, -7.0, 40.0], [-100.0, 2.5, 300.0]], np.float32)
+    _check(tmp_path, model, [x, np.array([0.5, 3.0, -1.25], np.float32)])
+
+
+@pytest.mark.parametrize(
+    ("zero", "x_dtype"),
+    [
+        (np.array([128, 0, 3], np.uint8), np.float32),
+        (np.array([-5, 0, 7], np.int8), np.float16),
+        (np.array([-1, 2, 0], np.int16), np.float32),
+    ],
+)
+def test_run_time_quantize_maps_nan_as_the_reference(
+    tmp_path: Path, zero: np.ndarray, x_dtype: type
+) -> None:
+    """NaN quantizes to the storage minimum (maximum for a negative zero point), as the
+    reference does; the division runs in the promoted type of x and the scale."""
+    elem = helper.np_dtype_to_tensor_dtype(zero.dtype)
+    x_elem = helper.np_dtype_to_tensor_dtype(np.dtype(x_dtype))
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=1)
+    model = _model(
+        node,
+        [("x", x_elem, [2, 3]), ("s", TensorProto.FLOAT, [3])],
+        ("y", elem, [2, 3]),
+        {"z": zero},
+    )
+    x = np.array([[np.nan, np.nan, np.nan], [2.5, -3.5, 1e4]], x_dtype)
+    _check(tmp_path, model, [x, np.array([1.0, 0.5, 2.0], np.float32)])
+
+
+def test_integer_products_refuse_by_their_own_name(tmp_path: Path) -> None:
+    """A rank-0 MatMulInteger operand with a per-row zero point is refused by rank (not
+    an IndexError); ConvInteger's refusals from the Conv converter name ConvInteger."""
+    node = helper.make_node("MatMulInteger", ["a", "b", "za"], ["y"])
+    model = _model(
+        node,
+        [("a", TensorProto.UINT8, []), ("b", TensorProto.UINT8, [2, 3])],
+        ("y", TensorProto.INT32, [3]),
+        {"za": np.array([1, 2], np.uint8)},
+    )
+    _refused(tmp_path, model, "MatMulInteger", "input 0 ('a') has rank 0")
+    node = helper.make_node(
+        "ConvInteger", ["x", "w"], ["y"], auto_pad="SIDEWAYS", name="ci"
+    )
+    model = _model(
+        node,
+        [("x", TensorProto.UINT8, [1, 1, 4, 4]), ("w", TensorProto.UINT8, [1, 1, 2, 2])],
+        ("y", TensorProto.INT32, [1, 1, 3, 3]),
+    )
+    _refused(tmp_path, model, "ConvInteger", "auto_pad 'SIDEWAYS' is not supported")
+
+
+def test_matmul_integer_of_a_quantized_type(tmp_path: Path) -> None:
+    """MatMulInteger reads the storage integers of a `!quant.uniform` QuantizeLinear."""
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+        helper.make_node("MatMulInteger", ["q", "b"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("b", TensorProto.UINT8, [3, 2]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [2, 2])],
+        [
+            numpy_helper.from_array(np.array(0.5, np.float32), "s"),
+            numpy_helper.from_array(np.array(3, np.uint8), "z"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    x = np.array([[1.0, 2.0, -3.0], [40.0, 5.0, 600.0]], np.float32)
+    _check(tmp_path, model, [x, np.arange(6, dtype=np.uint8).reshape(3, 2)])

@@ -93,6 +93,32 @@ def test_integer_base_float_exponent_truncates(tmp_path: Path) -> None:
     _check(tmp_path, _model([helper.make_node("Pow", ["x", "e"], ["y"])], inputs), inputs)
 
 
+def test_integer_pow_keeps_a_wider_exponent(tmp_path: Path) -> None:
+    """An int64 exponent is not narrowed to an int8 base: 2 ** 256 wraps to 0, 3 ** 128
+    is 1 in int8 (reference numpy), not 2 ** 0 and 3 ** -128."""
+    inputs = {
+        "x": np.array([2, 3, -1, 3], np.int8),
+        "e": np.array([256, 128, 255, 5], np.int64),
+    }
+    _check(tmp_path, _model([helper.make_node("Pow", ["x", "e"], ["y"])], inputs), inputs)
+    unsigned = {
+        "x": np.array([2, 3, 5], np.int16),
+        "e": np.array([65536 + 2, 4, 3], np.uint32),
+    }
+    model = _model([helper.make_node("Pow", ["x", "e"], ["y"])], unsigned, opset=15)
+    _check(tmp_path, model, unsigned)
+
+
+def test_integer_base_float_exponent_is_exact_below_2_to_24(tmp_path: Path) -> None:
+    """An int32 base with a float exponent runs in float32 on the target (numpy: float64):
+    exact while ``|x| < 2**24``; 16777217 ** 1.0 would give 16777216 (documented)."""
+    inputs = {
+        "x": np.array([16777215, -16777215, 4095, 3, 7], np.int32),
+        "e": np.array([1.0, 1.0, 2.0, 15.0, 8.0], np.float32),
+    }
+    _check(tmp_path, _model([helper.make_node("Pow", ["x", "e"], ["y"])], inputs), inputs)
+
+
 # -- Pad mode wrap ---------------------------------------------------------------------
 def test_pad_wrap_wider_than_the_dimension(tmp_path: Path) -> None:
     inputs = {"x": np.arange(6, dtype=np.float32).reshape(2, 3)}

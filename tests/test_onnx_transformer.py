@@ -113,6 +113,24 @@ def test_flex_attention_grouped_heads_with_both_modifiers(tmp_path: Path) -> Non
     _check(_save(tmp_path, [node], feeds), feeds)
 
 
+def test_flex_attention_imports_reproducibly(tmp_path: Path) -> None:
+    """Two imports of one FlexAttention model with grouped heads and a modifier print
+    the same IR (the repeated-heads constants are named by role, not by object)."""
+    feeds = {"q": _random(1, 4, 3, 8), "k": _random(1, 2, 5, 8), "v": _random(1, 2, 5, 4)}
+    half = numpy_helper.from_array(np.array(0.5, np.float32), "half")
+    prob_mod = helper.make_graph(
+        [helper.make_node("Mul", ["p", "half"], ["p2"])],
+        "prob_mod",
+        [helper.make_tensor_value_info("p", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("p2", TensorProto.FLOAT, None)],
+        [half],
+    )
+    path = _save(tmp_path, [_flex(prob_mod=prob_mod)], feeds)
+    first, second = synapc.import_model(path), synapc.import_model(path)
+    assert str(first) == str(second)
+    assert "heads_k" in str(first) and "heads_v" in str(first)
+
+
 def test_flex_attention_float16_with_softmax_precision(tmp_path: Path) -> None:
     """float16 inputs, softmax_precision float: the result is float16."""
     feeds = {k: _random(1, 2, 4, 8, dtype=np.float16) for k in ("q", "k", "v")}

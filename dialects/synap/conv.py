@@ -22,7 +22,7 @@ from synapc.dialects.synap.base import (
 )
 
 
-class _BiasedLayer(SynapOp):
+class BiasedLayer(SynapOp):
     """A layer with a weight operand, an optional bias and a fused activation."""
 
     input = operand_def(TensorType)
@@ -57,7 +57,7 @@ class _BiasedLayer(SynapOp):
 
 
 @irdl_op_definition
-class Conv2DOp(_BiasedLayer):
+class Conv2DOp(BiasedLayer):
     """2-D convolution: NHWC input, OHWI filter ``[Cout, KH, KW, Cin/groups]``, bias
     ``[Cout]``. `pad` is explicit ``[top, bottom, left, right]``; `groups` > 1 gives a
     grouped convolution."""
@@ -86,7 +86,7 @@ class Conv2DOp(_BiasedLayer):
 
 
 @irdl_op_definition
-class DepthwiseConv2DOp(_BiasedLayer):
+class DepthwiseConv2DOp(BiasedLayer):
     """Depthwise convolution: filter ``[1, KH, KW, Cin x multiplier]`` (TFLite layout);
     output channel ``c`` reads input channel ``c // multiplier``."""
 
@@ -115,7 +115,7 @@ class DepthwiseConv2DOp(_BiasedLayer):
 
 
 @irdl_op_definition
-class TransposeConv2DOp(_BiasedLayer):
+class TransposeConv2DOp(BiasedLayer):
     """Transposed (fractionally strided) convolution: filter ``[Cout, KH, KW, Cin]``.
 
     `pad` crops ``[top, bottom, left, right]`` from the full output
@@ -144,7 +144,7 @@ class TransposeConv2DOp(_BiasedLayer):
 
 
 @irdl_op_definition
-class FullyConnectedOp(_BiasedLayer):
+class FullyConnectedOp(BiasedLayer):
     """Fully connected layer: ``[..., K]`` input, weight ``[N, K]`` (TFLite layout),
     bias ``[N]`` -> ``[..., N]``."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, operand_def, result_def
 
 from synapc.dialects.synap import shapes
@@ -95,26 +96,38 @@ class MinimumOp(_Binary):
 
 @irdl_op_definition
 class PowOp(_Binary):
-    """Elementwise power ``lhs ** rhs`` of float or integer tensors (one type).
+    """Elementwise power ``lhs ** rhs`` of float tensors (one type) or of integer tensors;
+    the result has `lhs`'s type.
 
-    Integers are exact: a non-negative exponent multiplies by repeated squaring in the
-    integer type, wrapping on overflow as the type does (as ONNX's reference, numpy,
-    does; onnxruntime computes ``std::pow`` in double and converts, giving INT_MIN on
-    x86 for a result out of range). A negative exponent gives ``1 / lhs ** -rhs`` with
-    C's truncating integer division: 1 for a base of 1, +-1 for a base of -1 (the
-    exponent's parity), 0 for any other base (onnxruntime agrees) -- and 0 for a base of
-    0, where the quotient is undefined (numpy refuses it; onnxruntime converts an
-    infinite ``std::pow``, an undefined conversion giving INT_MIN on x86). A run-time
-    value cannot be refused at compile time, so synapc fixes it to 0, as synap.mod does
-    for a divisor of 0."""
+    An integer exponent may be of another integer type than the base (ONNX Pow mixes
+    them): it keeps its own values, so an int64 exponent of 256 on an int8 base is 256,
+    not 256 wrapped to int8 (0); 64-bit exponents run as 32-bit ones on the target (as
+    all 64-bit integers do). Integers are exact: a non-negative exponent multiplies by
+    repeated squaring in the base's integer type, wrapping on overflow as the type does
+    (as ONNX's reference, numpy, does; onnxruntime computes ``std::pow`` in double and
+    converts, giving INT_MIN on x86 for a result out of range). A negative exponent
+    gives ``1 / lhs ** -rhs`` with C's truncating integer division: 1 for a base of 1,
+    +-1 for a base of -1 (the exponent's parity), 0 for any other base (onnxruntime
+    agrees) -- and 0 for a base of 0, where the quotient is undefined (numpy refuses it;
+    onnxruntime converts an infinite ``std::pow``, an undefined conversion giving
+    INT_MIN on x86). A run-time value cannot be refused at compile time, so synapc fixes
+    it to 0, as synap.mod does for a divisor of 0."""
 
     name = "synap.pow"
 
+    SAME_KIND_OPERANDS: ClassVar[bool] = False
+
     def verify_semantics(self) -> None:
-        element = element_of(self.lhs)
-        integer = isinstance(element, IntegerType) and element.width.data > 1
-        if not (is_float(element) or integer):
+        element, exponent = element_of(self.lhs), element_of(self.rhs)
+        if not (is_float(element) or _is_integer(element)):
             self.fail(f"pow needs float or integer operands, got {element}")
+        if exponent != element and not (_is_integer(element) and _is_integer(exponent)):
+            self.fail(f"operand element types {element} and {exponent} differ")
+
+
+def _is_integer(element: Attribute) -> bool:
+    """Whether `element` is an integer type (not a boolean)."""
+    return isinstance(element, IntegerType) and element.width.data > 1
 
 
 @irdl_op_definition

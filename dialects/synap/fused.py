@@ -14,11 +14,11 @@ from xdsl.irdl import irdl_op_definition
 
 from synapc.dialects.synap import shapes
 from synapc.dialects.synap.base import Shape, int_array_prop, int_prop
-from synapc.dialects.synap.conv import Conv2DOp, _BiasedLayer
+from synapc.dialects.synap.conv import BiasedLayer, Conv2DOp
 
 
 @irdl_op_definition
-class Conv2DPoolOp(_BiasedLayer):
+class Conv2DPoolOp(BiasedLayer):
     """`synap.conv2d` then `synap.max_pool2d` as one layer.
 
     Operands and the convolution's properties (`strides`, `dilations`, `pad`, `groups`,

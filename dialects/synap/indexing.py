@@ -37,7 +37,8 @@ from synapc.dialects.synap.base import (
     is_float,
     shape_of,
 )
-from synapc.dialects.synap.shapes import ShapeError
+from synapc.dialects.synap.shapes import ShapeError as ShapeError  # re-exported
+from synapc.dialects.synap.shapes import require
 
 
 class ScatterReduction(StrEnum):
@@ -60,22 +61,17 @@ class ScatterReductionAttr(EnumAttribute[ScatterReduction], SpacedOpaqueSyntaxAt
 
 
 # -- shape rules -------------------------------------------------------------------------
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise ShapeError(message)
-
-
 def gather_elements(data: Shape, indices: Shape, axis: int) -> Shape:
     """``out[i...] = data[i... with indices[i...] at axis]``: the result has the indices'
     shape, which has the data's rank and is no larger than the data off the axis."""
-    _require(len(data) >= 1, "data must have rank >= 1")
-    _require(
+    require(len(data) >= 1, "data must have rank >= 1")
+    require(
         len(indices) == len(data),
         f"indices of shape {list(indices)} must have the data's rank {len(data)}",
     )
     axis = shapes.normalize_axis(axis, len(data))
     for d, (n, m) in enumerate(zip(indices, data, strict=True)):
-        _require(
+        require(
             d == axis or n <= m,
             f"indices dimension {d} ({n}) exceeds the data's ({m})",
         )
@@ -86,18 +82,18 @@ def gather_nd(data: Shape, indices: Shape, batch_dims: int) -> Shape:
     """Index tuples of length ``k = indices[-1]`` into the data dimensions after the
     `batch_dims` leading ones (shared by data and indices): the result is
     ``indices[:-1] + data[batch_dims + k:]``."""
-    _require(len(data) >= 1 and len(indices) >= 1, "data and indices need rank >= 1")
-    _require(
+    require(len(data) >= 1 and len(indices) >= 1, "data and indices need rank >= 1")
+    require(
         0 <= batch_dims < min(len(data), len(indices)),
         f"batch_dims {batch_dims} must be in [0, {min(len(data), len(indices))})",
     )
-    _require(
+    require(
         tuple(data[:batch_dims]) == tuple(indices[:batch_dims]),
         f"the {batch_dims} batch dimensions of data {list(data)} and indices "
         f"{list(indices)} differ",
     )
     depth = indices[-1]
-    _require(
+    require(
         1 <= depth <= len(data) - batch_dims,
         f"index tuples of length {depth} do not fit rank {len(data)} with "
         f"{batch_dims} batch dimensions",
@@ -108,7 +104,7 @@ def gather_nd(data: Shape, indices: Shape, batch_dims: int) -> Shape:
 def scatter_elements(data: Shape, indices: Shape, updates: Shape, axis: int) -> Shape:
     """The inverse of `gather_elements`: updates of the indices' shape; the result has
     the data's shape."""
-    _require(
+    require(
         tuple(updates) == tuple(indices),
         f"updates of shape {list(updates)} must have the indices' shape {list(indices)}",
     )
@@ -120,7 +116,7 @@ def scatter_nd(data: Shape, indices: Shape, updates: Shape) -> Shape:
     """The inverse of `gather_nd` without batch dimensions: updates of shape
     ``indices[:-1] + data[k:]``; the result has the data's shape."""
     expected = gather_nd(data, indices, 0)
-    _require(
+    require(
         tuple(updates) == expected,
         f"updates of shape {list(updates)} must have shape {list(expected)}",
     )
@@ -130,22 +126,22 @@ def scatter_nd(data: Shape, indices: Shape, updates: Shape) -> Shape:
 def one_hot(indices: Shape, depth: int, axis: int) -> Shape:
     """The indices' shape with a dimension of `depth` inserted at `axis` (an axis of
     the result)."""
-    _require(depth >= 1, f"depth must be >= 1, got {depth}")
+    require(depth >= 1, f"depth must be >= 1, got {depth}")
     axis = shapes.normalize_axis(axis, len(indices) + 1)
     return (*indices[:axis], depth, *indices[axis:])
 
 
 def trilu(input_shape: Shape) -> Shape:
     """Matrices in the last two dimensions; the result has the input's shape."""
-    _require(len(input_shape) >= 2, f"input must have rank >= 2, got {list(input_shape)}")
+    require(len(input_shape) >= 2, f"input must have rank >= 2, got {list(input_shape)}")
     return tuple(input_shape)
 
 
 def top_k(input_shape: Shape, k: int, axis: int) -> list[Shape]:
     """Values and indices: the input's shape with `k` (at most the axis size) at axis."""
-    _require(len(input_shape) >= 1, "input must have rank >= 1")
+    require(len(input_shape) >= 1, "input must have rank >= 1")
     axis = shapes.normalize_axis(axis, len(input_shape))
-    _require(
+    require(
         0 <= k <= input_shape[axis],
         f"k {k} must be in [0, {input_shape[axis]}] (the size of axis {axis})",
     )
@@ -158,11 +154,11 @@ def reverse_sequence(
 ) -> Shape:
     """One sequence length per batch entry; the result has the input's shape."""
     rank = len(input_shape)
-    _require(rank >= 2, f"input must have rank >= 2, got {list(input_shape)}")
+    require(rank >= 2, f"input must have rank >= 2, got {list(input_shape)}")
     batch = shapes.normalize_axis(batch_axis, rank)
     time = shapes.normalize_axis(time_axis, rank)
-    _require(batch != time, f"batch_axis {batch_axis} and time_axis {time_axis} coincide")
-    _require(
+    require(batch != time, f"batch_axis {batch_axis} and time_axis {time_axis} coincide")
+    require(
         tuple(lengths) == (input_shape[batch],),
         f"sequence lengths of shape {list(lengths)} must be [{input_shape[batch]}]",
     )
@@ -172,19 +168,19 @@ def reverse_sequence(
 def parse_einsum(equation: str) -> tuple[list[str], str]:
     """The operand terms and the output term of an explicit einsum equation
     ``"ab,bc->ac"`` (letters only: importers resolve ellipses and implicit outputs)."""
-    _require(equation.count("->") == 1, f"equation '{equation}' must have one '->' output")
+    require(equation.count("->") == 1, f"equation '{equation}' must have one '->' output")
     inputs, output = equation.split("->")
     terms = inputs.split(",")
     for term in (*terms, output):
-        _require(
+        require(
             all(c.isascii() and c.isalpha() for c in term),
             f"equation '{equation}' may only hold letters, ',' and '->'",
         )
-    _require(
+    require(
         len(set(output)) == len(output), f"output '{output}' repeats a subscript letter"
     )
     missing = set(output) - set("".join(terms))
-    _require(not missing, f"output letters {sorted(missing)} are not in any operand")
+    require(not missing, f"output letters {sorted(missing)} are not in any operand")
     return terms, output
 
 
@@ -193,27 +189,27 @@ def einsum(operands: Sequence[Shape], equation: str) -> Shape:
     of 1 broadcasts, as NumPy's ellipsis dimensions do); repeated letters within one
     operand take its diagonal."""
     terms, output = parse_einsum(equation)
-    _require(
+    require(
         len(terms) == len(operands),
         f"equation '{equation}' has {len(terms)} operand terms for {len(operands)} "
         "operands",
     )
     sizes: dict[str, int] = {}
     for k, (term, shape) in enumerate(zip(terms, operands, strict=True)):
-        _require(
+        require(
             len(term) == len(shape),
             f"term '{term}' names {len(term)} dimensions of operand #{k} of shape "
             f"{list(shape)}",
         )
         own: dict[str, int] = {}
         for letter, size in zip(term, shape, strict=True):
-            _require(
+            require(
                 own.setdefault(letter, size) == size,
                 f"operand #{k} takes the diagonal of '{letter}' over dimensions of "
                 f"different sizes {own[letter]} and {size}",
             )
             known = sizes.setdefault(letter, size)
-            _require(
+            require(
                 known == size or 1 in (known, size),
                 f"'{letter}' has sizes {known} and {size}",
             )

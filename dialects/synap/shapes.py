@@ -16,28 +16,30 @@ class ShapeError(ValueError):
     """An operand shape or attribute that a shape rule rejects."""
 
 
-def _require(condition: bool, message: str) -> None:
+def require(condition: bool, message: str) -> None:
+    """Raise `ShapeError(message)` unless `condition`: the one check every shape rule of
+    the dialect states its requirements with."""
     if not condition:
         raise ShapeError(message)
 
 
 def _rank(shape: Shape, rank: int, what: str) -> None:
-    _require(len(shape) == rank, f"{what} must have rank {rank}, got shape {list(shape)}")
+    require(len(shape) == rank, f"{what} must have rank {rank}, got shape {list(shape)}")
 
 
 def _pairs(values: Sequence[int], count: int, what: str) -> None:
-    _require(len(values) == count, f"{what} needs {count} values, got {list(values)}")
+    require(len(values) == count, f"{what} needs {count} values, got {list(values)}")
 
 
 def _window_extent(
     size: int, kernel: int, stride: int, dilation: int, lo: int, hi: int, what: str
 ) -> int:
-    _require(stride >= 1, f"{what}: strides must be >= 1, got {stride}")
-    _require(dilation >= 1, f"{what}: dilations must be >= 1, got {dilation}")
-    _require(lo >= 0 and hi >= 0, f"{what}: padding must be >= 0, got [{lo}, {hi}]")
+    require(stride >= 1, f"{what}: strides must be >= 1, got {stride}")
+    require(dilation >= 1, f"{what}: dilations must be >= 1, got {dilation}")
+    require(lo >= 0 and hi >= 0, f"{what}: padding must be >= 0, got [{lo}, {hi}]")
     effective = dilation * (kernel - 1) + 1
     extent = (size + lo + hi - effective) // stride + 1
-    _require(
+    require(
         extent >= 1,
         f"{what}: window of {effective} does not fit into {size} + padding {lo}+{hi}",
     )
@@ -74,14 +76,14 @@ def conv2d(
     """NHWC input, OHWI filter [Cout, KH, KW, Cin/groups] -> NHWC output."""
     _rank(input_shape, 4, "input")
     _rank(filter_shape, 4, "filter")
-    _require(groups >= 1, f"groups must be >= 1, got {groups}")
+    require(groups >= 1, f"groups must be >= 1, got {groups}")
     cout, kh, kw, cin_per_group = filter_shape
-    _require(
+    require(
         cin_per_group * groups == input_shape[3],
         f"filter input channels ({cin_per_group}) x groups ({groups}) must equal input "
         f"channels ({input_shape[3]})",
     )
-    _require(
+    require(
         cout % groups == 0,
         f"output channels ({cout}) must be divisible by groups ({groups})",
     )
@@ -100,8 +102,8 @@ def depthwise_conv2d(
     _rank(input_shape, 4, "input")
     _rank(filter_shape, 4, "filter")
     one, kh, kw, cout = filter_shape
-    _require(one == 1, f"depthwise filter must be [1, KH, KW, C], got {list(filter_shape)}")
-    _require(
+    require(one == 1, f"depthwise filter must be [1, KH, KW, C], got {list(filter_shape)}")
+    require(
         input_shape[3] >= 1 and cout % input_shape[3] == 0,
         f"filter channels ({cout}) must be a multiple of input channels ({input_shape[3]})",
     )
@@ -128,21 +130,19 @@ def transpose_conv2d(
     _pairs(dilations, 2, "dilations")
     _pairs(pad, 4, "pad [top, bottom, left, right]")
     cout, kh, kw, cin = filter_shape
-    _require(
+    require(
         cin == input_shape[3],
         f"filter input channels ({cin}) must equal input channels ({input_shape[3]})",
     )
-    _require(
-        min(strides) >= 1 and min(dilations) >= 1, "strides and dilations must be >= 1"
-    )
-    _require(pad[0] >= 0 and pad[2] >= 0, f"leading crop must be >= 0, got {list(pad)}")
+    require(min(strides) >= 1 and min(dilations) >= 1, "strides and dilations must be >= 1")
+    require(pad[0] >= 0 and pad[2] >= 0, f"leading crop must be >= 0, got {list(pad)}")
     extents = []
     for what, size, k, s, d, lo, hi in (
         ("height", input_shape[1], kh, strides[0], dilations[0], pad[0], pad[1]),
         ("width", input_shape[2], kw, strides[1], dilations[1], pad[2], pad[3]),
     ):
         extent = (size - 1) * s + d * (k - 1) + 1 - lo - hi
-        _require(extent >= 1, f"{what}: crop {lo}+{hi} leaves no output")
+        require(extent >= 1, f"{what}: crop {lo}+{hi} leaves no output")
         extents.append(extent)
     return (input_shape[0], extents[0], extents[1], cout)
 
@@ -153,16 +153,16 @@ def pool2d(
     """NHWC pooling window [KH, KW] -> NHWC output with the same channels."""
     _rank(input_shape, 4, "input")
     _pairs(kernel, 2, "kernel")
-    _require(min(kernel) >= 1, f"kernel must be >= 1, got {list(kernel)}")
+    require(min(kernel) >= 1, f"kernel must be >= 1, got {list(kernel)}")
     height, width = _spatial(input_shape, kernel, strides, (1, 1), pad)
     return (input_shape[0], height, width, input_shape[3])
 
 
 def fully_connected(input_shape: Shape, weight_shape: Shape) -> Shape:
     """[..., K] x weight [N, K] -> [..., N]."""
-    _require(len(input_shape) >= 1, "input must have rank >= 1")
+    require(len(input_shape) >= 1, "input must have rank >= 1")
     _rank(weight_shape, 2, "weight")
-    _require(
+    require(
         input_shape[-1] == weight_shape[1],
         f"weight inner dimension ({weight_shape[1]}) must equal input features "
         f"({input_shape[-1]})",
@@ -177,7 +177,7 @@ def broadcast(*shapes: Shape) -> Shape:
     for axis in range(rank):
         sizes = {s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0}
         sizes.discard(1)
-        _require(
+        require(
             len(sizes) <= 1,
             f"shapes {[list(s) for s in shapes]} are not broadcast-compatible",
         )
@@ -187,23 +187,23 @@ def broadcast(*shapes: Shape) -> Shape:
 
 def matmul(lhs: Shape, rhs: Shape, transpose_lhs: bool, transpose_rhs: bool) -> Shape:
     """[..., M, K] x [..., K, N] -> [..., M, N] with broadcast batch dimensions."""
-    _require(len(lhs) >= 2 and len(rhs) >= 2, "matmul operands must have rank >= 2")
+    require(len(lhs) >= 2 and len(rhs) >= 2, "matmul operands must have rank >= 2")
     m, k = (lhs[-1], lhs[-2]) if transpose_lhs else (lhs[-2], lhs[-1])
     k2, n = (rhs[-1], rhs[-2]) if transpose_rhs else (rhs[-2], rhs[-1])
-    _require(k == k2, f"contracting dimensions differ: {k} vs {k2}")
+    require(k == k2, f"contracting dimensions differ: {k} vs {k2}")
     return (*broadcast(lhs[:-2], rhs[:-2]), m, n)
 
 
 def normalize_axis(axis: int, rank: int) -> int:
     """Map a possibly negative axis into [0, rank)."""
-    _require(-rank <= axis < rank, f"axis {axis} is out of range for rank {rank}")
+    require(-rank <= axis < rank, f"axis {axis} is out of range for rank {rank}")
     return axis % rank
 
 
 def reduce(input_shape: Shape, axes: Sequence[int], keep_dims: bool) -> Shape:
     """Reduction over `axes` (distinct, in range)."""
     norm = [normalize_axis(a, len(input_shape)) for a in axes]
-    _require(len(set(norm)) == len(norm), f"axes {list(axes)} repeat an axis")
+    require(len(set(norm)) == len(norm), f"axes {list(axes)} repeat an axis")
     if keep_dims:
         return tuple(1 if i in norm else d for i, d in enumerate(input_shape))
     return tuple(d for i, d in enumerate(input_shape) if i not in norm)
@@ -216,13 +216,13 @@ def arg_reduce(input_shape: Shape, axis: int, keep_dims: bool) -> Shape:
 
 def concat(shapes: Sequence[Shape], axis: int) -> Shape:
     """Concatenation along `axis`; all other dimensions must agree."""
-    _require(len(shapes) >= 1, "concat needs at least one input")
+    require(len(shapes) >= 1, "concat needs at least one input")
     rank = len(shapes[0])
     axis = normalize_axis(axis, rank)
     for i, s in enumerate(shapes):
-        _require(len(s) == rank, f"input #{i} has rank {len(s)}, expected {rank}")
+        require(len(s) == rank, f"input #{i} has rank {len(s)}, expected {rank}")
         for d in range(rank):
-            _require(
+            require(
                 d == axis or s[d] == shapes[0][d],
                 f"input #{i} has size {s[d]} in dimension {d}, expected {shapes[0][d]}",
             )
@@ -233,8 +233,8 @@ def concat(shapes: Sequence[Shape], axis: int) -> Shape:
 def split(input_shape: Shape, axis: int, sizes: Sequence[int]) -> list[Shape]:
     """Split along `axis` into pieces of the given sizes (they must add up)."""
     axis = normalize_axis(axis, len(input_shape))
-    _require(min(sizes, default=0) >= 1, f"split sizes must be >= 1, got {list(sizes)}")
-    _require(
+    require(min(sizes, default=0) >= 1, f"split sizes must be >= 1, got {list(sizes)}")
+    require(
         sum(sizes) == input_shape[axis],
         f"split sizes {list(sizes)} add up to {sum(sizes)}, not the axis size "
         f"{input_shape[axis]}",
@@ -244,16 +244,16 @@ def split(input_shape: Shape, axis: int, sizes: Sequence[int]) -> list[Shape]:
 
 def slice_(input_shape: Shape, start: Sequence[int], size: Shape) -> Shape:
     """A window of `size` starting at `start` (both per dimension, in range)."""
-    _require(
+    require(
         len(start) == len(input_shape),
         f"start has {len(start)} values for rank {len(input_shape)}",
     )
-    _require(
+    require(
         len(size) == len(input_shape),
         f"result rank {len(size)} differs from input rank {len(input_shape)}",
     )
     for d, (b, n, dim) in enumerate(zip(start, size, input_shape, strict=True)):
-        _require(
+        require(
             b >= 0 and n >= 0 and b + n <= dim,
             f"dimension {d}: start {b} + size {n} exceeds {dim}",
         )
@@ -270,12 +270,12 @@ def strided_slice(
     """
     rank = len(input_shape)
     for name, values in (("begin", begin), ("end", end), ("strides", strides)):
-        _require(len(values) == rank, f"{name} has {len(values)} values for rank {rank}")
+        require(len(values) == rank, f"{name} has {len(values)} values for rank {rank}")
     result = []
     for d, (b, e, s, dim) in enumerate(zip(begin, end, strides, input_shape, strict=True)):
-        _require(s != 0, f"dimension {d}: stride must not be 0")
-        _require(0 <= b <= dim, f"dimension {d}: begin {b} is outside [0, {dim}]")
-        _require(-1 <= e <= dim, f"dimension {d}: end {e} is outside [-1, {dim}]")
+        require(s != 0, f"dimension {d}: stride must not be 0")
+        require(0 <= b <= dim, f"dimension {d}: begin {b} is outside [0, {dim}]")
+        require(-1 <= e <= dim, f"dimension {d}: end {e} is outside [-1, {dim}]")
         # ceil((e - b) / s) elements, or none when the range runs the other way
         result.append(max(0, -((b - e) // s)))
     return tuple(result)
@@ -283,7 +283,7 @@ def strided_slice(
 
 def transpose(input_shape: Shape, perm: Sequence[int]) -> Shape:
     """Permutation of dimensions: result[i] = input[perm[i]]."""
-    _require(
+    require(
         sorted(perm) == list(range(len(input_shape))),
         f"perm {list(perm)} is not a permutation of {len(input_shape)} dimensions",
     )
@@ -292,21 +292,21 @@ def transpose(input_shape: Shape, perm: Sequence[int]) -> Shape:
 
 def pad(input_shape: Shape, pads: Sequence[int]) -> Shape:
     """`pads` = [before0, after0, before1, after1, ...], each >= 0."""
-    _require(
+    require(
         len(pads) == 2 * len(input_shape),
         f"pads needs {2 * len(input_shape)} values, got {len(pads)}",
     )
-    _require(min(pads, default=0) >= 0, f"pads must be >= 0, got {list(pads)}")
+    require(min(pads, default=0) >= 0, f"pads must be >= 0, got {list(pads)}")
     return tuple(d + pads[2 * i] + pads[2 * i + 1] for i, d in enumerate(input_shape))
 
 
 def tile(input_shape: Shape, multiples: Sequence[int]) -> Shape:
     """Repeat each dimension `multiples[i]` times."""
-    _require(
+    require(
         len(multiples) == len(input_shape),
         f"multiples has {len(multiples)} values for rank {len(input_shape)}",
     )
-    _require(
+    require(
         min(multiples, default=1) >= 1, f"multiples must be >= 1, got {list(multiples)}"
     )
     return tuple(d * m for d, m in zip(input_shape, multiples, strict=True))
@@ -321,9 +321,9 @@ def gather(data_shape: Shape, indices_shape: Shape, axis: int) -> Shape:
 def depth_to_space(input_shape: Shape, block: int) -> Shape:
     """NHWC [N, H, W, C] -> [N, H*b, W*b, C/b^2]."""
     _rank(input_shape, 4, "input")
-    _require(block >= 1, f"block size must be >= 1, got {block}")
+    require(block >= 1, f"block size must be >= 1, got {block}")
     n, h, w, c = input_shape
-    _require(
+    require(
         c % (block * block) == 0,
         f"channels ({c}) must be divisible by block size squared ({block * block})",
     )
@@ -333,9 +333,9 @@ def depth_to_space(input_shape: Shape, block: int) -> Shape:
 def space_to_depth(input_shape: Shape, block: int) -> Shape:
     """NHWC [N, H, W, C] -> [N, H/b, W/b, C*b^2]."""
     _rank(input_shape, 4, "input")
-    _require(block >= 1, f"block size must be >= 1, got {block}")
+    require(block >= 1, f"block size must be >= 1, got {block}")
     n, h, w, c = input_shape
-    _require(
+    require(
         h % block == 0 and w % block == 0,
         f"height ({h}) and width ({w}) must be divisible by block size ({block})",
     )
@@ -344,7 +344,7 @@ def space_to_depth(input_shape: Shape, block: int) -> Shape:
 
 def broadcast_to(input_shape: Shape, target: Shape) -> Shape:
     """Broadcast `input_shape` to exactly `target`."""
-    _require(
+    require(
         broadcast(input_shape, target) == tuple(target),
         f"shape {list(input_shape)} does not broadcast to {list(target)}",
     )
@@ -374,21 +374,21 @@ def detection_postprocess(
     _rank(boxes, 3, "box encodings")
     _rank(scores, 3, "class predictions")
     _rank(anchors, 2, "anchors")
-    _require(boxes[0] == 1, f"box encodings must have batch 1, got {list(boxes)}")
-    _require(boxes[2] >= 4, f"box encodings need >= 4 values per box, got {list(boxes)}")
+    require(boxes[0] == 1, f"box encodings must have batch 1, got {list(boxes)}")
+    require(boxes[2] >= 4, f"box encodings need >= 4 values per box, got {list(boxes)}")
     count = boxes[1]
-    _require(
+    require(
         tuple(scores[:2]) == (1, count),
         f"class predictions {list(scores)} must be [1, {count}, classes]",
     )
-    _require(tuple(anchors) == (count, 4), f"anchors {list(anchors)} must be [{count}, 4]")
-    _require(num_classes >= 1, f"num_classes must be >= 1, got {num_classes}")
-    _require(
+    require(tuple(anchors) == (count, 4), f"anchors {list(anchors)} must be [{count}, 4]")
+    require(num_classes >= 1, f"num_classes must be >= 1, got {num_classes}")
+    require(
         scores[2] - num_classes in (0, 1),
         f"class predictions have {scores[2]} classes, num_classes is {num_classes} "
         "(one more for a background class is allowed)",
     )
-    _require(
+    require(
         max_classes_per_detection >= 1,
         f"max_classes_per_detection must be >= 1, got {max_classes_per_detection}",
     )

@@ -28,18 +28,13 @@ from synapc.dialects.synap.base import (
     int_prop,
     shape_of,
 )
-from synapc.dialects.synap.conv import _BiasedLayer
-from synapc.dialects.synap.shapes import ShapeError
-
-
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise ShapeError(message)
+from synapc.dialects.synap.conv import BiasedLayer
+from synapc.dialects.synap.shapes import require
 
 
 def spatial_rank(input_shape: Shape) -> int:
     """The number of spatial axes of a channels-last input, checked to be 1 to 3."""
-    _require(
+    require(
         3 <= len(input_shape) <= 5,
         f"input must have rank 3 to 5 ([N, spatial..., C]), got {list(input_shape)}",
     )
@@ -47,7 +42,7 @@ def spatial_rank(input_shape: Shape) -> int:
 
 
 def _per_axis(values: Sequence[int], count: int, what: str, least: int) -> None:
-    _require(
+    require(
         len(values) == count and all(v >= least for v in values),
         f"{what} must be {count} values >= {least}, got {list(values)}",
     )
@@ -71,7 +66,7 @@ def window_extents(
         size, lo, hi = input_shape[axis + 1], pad[2 * axis], pad[2 * axis + 1]
         span = dilations[axis] * (kernel[axis] - 1) + 1
         extent = (size + lo + hi - span) // strides[axis] + 1
-        _require(
+        require(
             extent >= 1,
             f"spatial axis {axis}: window of {span} does not fit into {size} + padding "
             f"{lo}+{hi}",
@@ -161,18 +156,18 @@ def _filter_fits(
 ) -> tuple[int, list[int]]:
     """Output channels and spatial kernel of a ``[Cout, K..., Cin / groups]`` filter."""
     n = spatial_rank(input_shape)
-    _require(
+    require(
         len(filter_shape) == n + 2,
         f"filter {list(filter_shape)} must have rank {n + 2} ([Cout, K..., Cin/groups])",
     )
-    _require(groups >= 1, f"groups must be >= 1, got {groups}")
+    require(groups >= 1, f"groups must be >= 1, got {groups}")
     cout, cin_per_group = filter_shape[0], filter_shape[-1]
-    _require(
+    require(
         cin_per_group * groups == input_shape[-1],
         f"filter input channels ({cin_per_group}) x groups ({groups}) must equal input "
         f"channels ({input_shape[-1]})",
     )
-    _require(
+    require(
         cout % groups == 0,
         f"output channels ({cout}) must be divisible by groups ({groups})",
     )
@@ -180,7 +175,7 @@ def _filter_fits(
 
 
 @irdl_op_definition
-class ConvNDOp(_BiasedLayer):
+class ConvNDOp(BiasedLayer):
     """Convolution over 1 to 3 spatial axes: ``[N, S..., Cin]`` input, filter ``[Cout,
     K..., Cin / groups]``, bias ``[Cout]``; `groups` > 1 gives a grouped convolution."""
 
@@ -204,7 +199,7 @@ class ConvNDOp(_BiasedLayer):
 
 
 @irdl_op_definition
-class TransposeConvNDOp(_BiasedLayer):
+class TransposeConvNDOp(BiasedLayer):
     """Transposed convolution over 1 to 3 spatial axes: filter ``[Cout, K..., Cin /
     groups]`` (output channels of group g read input channels of group g).
 
@@ -230,14 +225,14 @@ class TransposeConvNDOp(_BiasedLayer):
         _per_axis(kernel, n, "kernel", 1)
         _per_axis(strides, n, "strides", 1)
         _per_axis(dilations, n, "dilations", 1)
-        _require(len(pad) == 2 * n, f"pad must have {2 * n} values, got {list(pad)}")
+        require(len(pad) == 2 * n, f"pad must have {2 * n} values, got {list(pad)}")
         extents = []
         for axis in range(n):
             lo, hi = pad[2 * axis], pad[2 * axis + 1]
-            _require(lo >= 0, f"leading crop must be >= 0, got {list(pad)}")
+            require(lo >= 0, f"leading crop must be >= 0, got {list(pad)}")
             full = (x[axis + 1] - 1) * strides[axis] + dilations[axis] * (kernel[axis] - 1)
             extent = full + 1 - lo - hi
-            _require(extent >= 1, f"spatial axis {axis}: crop {lo}+{hi} leaves no output")
+            require(extent >= 1, f"spatial axis {axis}: crop {lo}+{hi} leaves no output")
             extents.append(extent)
         return [(x[0], *extents, cout)]
 

@@ -167,7 +167,7 @@ def _matmul(lhs: jax.Array, rhs: jax.Array, acc: jnp.dtype) -> jax.Array:
 
 
 def _float_layer(
-    op: conv._BiasedLayer, args: list[jax.Array], linear: Linear
+    op: conv.BiasedLayer, args: list[jax.Array], linear: Linear
 ) -> list[jax.Array]:
     """A float layer: the linear part in float32 (or wider), bias, fused activation, back
     to the input's dtype."""
@@ -226,7 +226,7 @@ def _rescale_f64(acc: jax.Array, real: np.ndarray) -> jax.Array:
         return jnp.clip(y, fp.INT32_MIN, fp.INT32_MAX).astype(jnp.int32)
 
 
-def _check_integer(op: conv._BiasedLayer) -> tuple[UniformQuantizedType, ...]:
+def _check_integer(op: conv.BiasedLayer) -> tuple[UniformQuantizedType, ...]:
     """The quantized types of a quantized layer's input, weights and output.
 
     A float layer with quantized weights (TFLite's hybrid kernels) is not supported, nor
@@ -248,7 +248,7 @@ def _check_integer(op: conv._BiasedLayer) -> tuple[UniformQuantizedType, ...]:
 
 
 def _uses_weight_zero_point(
-    op: conv._BiasedLayer, qx: UniformQuantizedType, qw: UniformQuantizedType
+    op: conv.BiasedLayer, qx: UniformQuantizedType, qw: UniformQuantizedType
 ) -> bool:
     """Whether TFLite subtracts the weights' zero point: in uint8 layers and in fully
     connected layers with per-tensor weights. The int8 and 16x8 convolution kernels and
@@ -259,7 +259,7 @@ def _uses_weight_zero_point(
     return isinstance(op, conv.FullyConnectedOp) and not qw.is_per_axis
 
 
-def _accumulates_int64(op: conv._BiasedLayer, qx: UniformQuantizedType) -> bool:
+def _accumulates_int64(op: conv.BiasedLayer, qx: UniformQuantizedType) -> bool:
     """Whether a quantized layer accumulates in int64: 16-bit activations, unless the bias
     is int32 (TFLite's 16x8 kernels with ``quantized_bias_type`` INT32 accumulate in int32
     and use the int32 MBQM; the importer gives such layers a zero int32 bias when they
@@ -296,7 +296,7 @@ def _rescaled(
 
 
 def _integer_layer(
-    op: conv._BiasedLayer,
+    op: conv.BiasedLayer,
     args: list[jax.Array],
     linear: Linear,
     *,
@@ -324,7 +324,7 @@ def _integer_layer(
 
 
 def _onnx_integer_layer(
-    op: conv._BiasedLayer, args: list[jax.Array], linear: Linear
+    op: conv.BiasedLayer, args: list[jax.Array], linear: Linear
 ) -> list[jax.Array]:
     """A quantized layer as ONNX Runtime's QLinearConv / QLinearMatMul / QGemm compute it:
     ``acc = linear(x - zp_x, w - zp_w) + bias`` in int32 (int64 for 16-bit inputs, which
@@ -350,7 +350,7 @@ def _onnx_integer_layer(
 
 
 def _layer(
-    op: conv._BiasedLayer,
+    op: conv.BiasedLayer,
     args: list[jax.Array],
     ctx: LoweringContext,
     linear: Linear,

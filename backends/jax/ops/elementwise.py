@@ -102,17 +102,19 @@ def binary(op: ew._Binary, args: list[jax.Array], ctx: LoweringContext) -> list[
 
 def integer_power(base: jax.Array, exponent: jax.Array) -> jax.Array:
     """``base ** exponent`` of integers, exactly (see `synap.pow`): repeated squaring in
-    the integer type (wrapping), and for a negative exponent C's truncated ``1 / base **
-    -exponent``: 1 for a base of 1, +-1 for -1 by the exponent's parity, else 0."""
-    base, exponent = jnp.broadcast_arrays(base, exponent.astype(base.dtype))
-    magnitude = jnp.maximum(exponent, 0)
+    the base's integer type (wrapping), one step per bit of the exponent's own integer
+    type (never narrowed to the base's: int8 ``2 ** 256`` is 0, not ``2 ** 0``), and for
+    a negative exponent C's truncated ``1 / base ** -exponent``: 1 for a base of 1, +-1
+    for -1 by the exponent's parity, else 0. The result has the base's type."""
+    base, exponent = jnp.broadcast_arrays(base, exponent)
+    magnitude = jnp.maximum(exponent, jnp.zeros_like(exponent))
 
     def step(_: int, carry: tuple[jax.Array, ...]) -> tuple[jax.Array, ...]:
         result, square, bits = carry
         result = jnp.where((bits & 1) == 1, result * square, result)
         return result, square * square, bits >> 1
 
-    width = jnp.iinfo(base.dtype).bits
+    width = jnp.iinfo(exponent.dtype).bits
     start = (jnp.ones_like(base), base, magnitude)
     positive = lax.fori_loop(0, width, step, start)[0]
     one = jnp.ones_like(base)

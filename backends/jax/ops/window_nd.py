@@ -11,6 +11,8 @@ input with the spatially flipped filter), through `conv._layer` for quantized op
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -34,8 +36,7 @@ Window = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], list[tuple[int
 
 def _window(p: dict) -> Window:
     """Window dimensions, strides, dilations and padding over all axes of a pool."""
-    pad = p["pad"]
-    pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(len(p["kernel"]))]
+    pairs = _pad_pairs(p["pad"])
     return (
         (1, *p["kernel"], 1),
         (1, *p["strides"], 1),
@@ -66,8 +67,8 @@ takes_booleans(window_nd.MaxPoolNDOp)
 def _check_pool(op: window_nd._PoolND) -> list[tuple[str, tuple[int, ...]]]:
     """The padded input is an intermediate of the kernel."""
     x = shape_of(op.input)
-    pad = op.props()["pad"]
-    spatial = [x[i + 1] + pad[2 * i] + pad[2 * i + 1] for i in range(len(x) - 2)]
+    pairs = _pad_pairs(op.props()["pad"])
+    spatial = [size + lo + hi for size, (lo, hi) in zip(x[1:-1], pairs, strict=True)]
     return [("its padded input", (x[0], *spatial, x[-1]))]
 
 
@@ -189,8 +190,9 @@ def max_pool_indices_nd(
     return [index.astype(ctx.dtype_of(op.output))]
 
 
-def _conv_pads(p: dict) -> list[tuple[int, int]]:
-    pad = p["pad"]
+def _pad_pairs(pad: Sequence[int]) -> list[tuple[int, int]]:
+    """The ``pad`` property ``[begin_0, end_0, begin_1, end_1, ...]`` of an N-D window
+    op as (begin, end) pairs per spatial axis, as lax takes them."""
     return [(pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
 
 
@@ -238,7 +240,7 @@ def conv_nd(
             x,
             _to_kio(w),
             p["strides"],
-            _conv_pads(p),
+            _pad_pairs(p["pad"]),
             rhs_dilation=p["dilations"],
             dimension_numbers=_dimension_numbers(x.ndim),
             feature_group_count=p["groups"],
@@ -260,7 +262,7 @@ def transpose_conv_nd(
     borders = [d * (k - 1) for d, k in zip(p["dilations"], kernel_shape, strict=True)]
     padding = [
         (border - lo, border - hi)
-        for border, (lo, hi) in zip(borders, _conv_pads(p), strict=True)
+        for border, (lo, hi) in zip(borders, _pad_pairs(p["pad"]), strict=True)
     ]
 
     def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:

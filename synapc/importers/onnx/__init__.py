@@ -32,6 +32,7 @@ from synapc.importers.onnx import (  # noqa: F401  (registers the converters)
     shape,
     spectral,
     transformer,
+    unpool,
 )
 from synapc.importers.onnx.reader import CONVERTERS, import_onnx, load_onnx
 

@@ -21,6 +21,7 @@ from synapc.importers.onnx.helpers import (
     bind_channels_last,
     broadcast_operands,
     channels_last_2d,
+    interleave_pads,
     to_2d,
     window_attrs,
 )
@@ -45,6 +46,8 @@ def _filter_2d(imp: Importer, node: Node, perm: tuple[int, ...], rank: int):
 
 @converts("Conv", quantized=lambda n: _linear_inputs(n))
 def conv(imp: Importer, node: Node) -> None:
+    """Conv: 1-D and 2-D as `synap.conv2d` (depthwise as `synap.depthwise_conv2d`),
+    1-D with a unit height; 3-D as the channels-last N-D convolution."""
     x, w = node.inputs[0], node.inputs[1]
     rank = imp.rank(x)
     if rank not in (3, 4, 5):
@@ -63,7 +66,7 @@ def conv(imp: Importer, node: Node) -> None:
         )
     if rank == 5:
         n = len(spatial)
-        pairs = [v for pair in zip(pads[:n], pads[n:], strict=True) for v in pair]
+        pairs = interleave_pads(pads[:n], pads[n:])
         window = {"strides": strides, "dilations": dilations, "pad": pairs}
         _conv_nd(imp, node, ConvNDOp, layout.channels_last(rank), window, group)
         return
@@ -85,6 +88,9 @@ def conv(imp: Importer, node: Node) -> None:
 
 @converts("ConvTranspose", quantized=lambda n: _linear_inputs(n))
 def conv_transpose(imp: Importer, node: Node) -> None:
+    """ConvTranspose: `output_shape` / `auto_pad` / `pads` resolved into begin and end
+    crops (less `output_padding`); 1-D and 2-D ungrouped as `synap.transpose_conv2d`,
+    3-D or grouped as the channels-last N-D transposed convolution."""
     x, w = node.inputs[0], node.inputs[1]
     rank = imp.rank(x)
     if rank not in (3, 4, 5):
@@ -135,8 +141,11 @@ def conv_transpose(imp: Importer, node: Node) -> None:
         begins, ends = pads[:n], pads[n:]
     ends = [e - p for e, p in zip(ends, out_pad, strict=True)]
     if rank == 5 or group > 1:
-        pairs = [v for pair in zip(begins, ends, strict=True) for v in pair]
-        window = {"strides": strides, "dilations": dilations, "pad": pairs}
+        window = {
+            "strides": strides,
+            "dilations": dilations,
+            "pad": interleave_pads(begins, ends),
+        }
         _conv_nd(imp, node, TransposeConvNDOp, None, window, group)
         return
     if n == 1:

@@ -4,14 +4,14 @@ their first non-logical operand (constants follow on the host)."""
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, Float32Type, IntegerType, TensorType
+from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType
 from xdsl.ir import Attribute
 
 from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap.base import shape_of
 from synapc.dialects.synap.conversion import CastOp
-from synapc.dtypes import numpy_dtype
-from synapc.importers.onnx.helpers import binary, broadcast_operands
+from synapc.dtypes import element_type_for, numpy_dtype
+from synapc.importers.onnx.helpers import binary, broadcast_operands, cast_to
 from synapc.importers.onnx.reader import Importer, Node, converts
 
 _BINARY = {
@@ -35,32 +35,49 @@ def arithmetic(imp: Importer, node: Node) -> None:
 
 @converts("Pow")
 def power(imp: Importer, node: Node) -> None:
-    """``x ** y`` in the base's type (ONNX allows mixed types; synap.pow takes one).
+    """``x ** y`` in the base's type (ONNX allows mixed types).
 
     A float base takes the exponent cast to its type. An integer base with an integer
-    exponent is exact integer power (see synap.pow for negative exponents); with a
-    float exponent it is computed in float32 and truncated back to the base's type, as
-    ONNX's reference computes in float and converts with ``astype``."""
+    exponent of any integer type is exact integer power (synap.pow keeps the exponent's
+    own type; see it for negative exponents). An integer base with a float exponent is
+    computed in float and truncated back to the base's type. ONNX's reference computes
+    in numpy's promoted type of the two (float64 for 32- and 64-bit bases); the IR uses
+    that type, float32 in place of float64, which the target does not have, and the
+    target runs it in its float arithmetic (float32 on GENERIC, float16 on the NPU).
+    In float32 the result is exact while ``|x| < 2**24``; larger integer bases lose
+    precision on the target (int32 ``16777217 ** 1.0`` gives 16777216), as every
+    float64 computation there does: this is not exact for them."""
     x, y = node.inputs[0], node.inputs[1]
     element, exponent = imp.element_type(x), imp.element_type(y)
     if isinstance(element, AnyFloat):
         y = _converted(imp, node, y, element)
     elif not _is_integer(element):
         raise node.fail(f"Pow of a {element} base (input 0) is not supported")
-    elif _is_integer(exponent):
-        y = _converted(imp, node, y, element)
     elif isinstance(exponent, AnyFloat):
-        f32 = Float32Type()
-        x, y = _converted(imp, node, x, f32), _converted(imp, node, y, f32)
+        real = _float_power_type(node, element, exponent)
+        x, y = _converted(imp, node, x, real), _converted(imp, node, y, real)
         values, perm = broadcast_operands(imp, node, [x, y])
-        real = imp.emit(node, ew.PowOp, *values, output=None).results[0]
-        result_type = TensorType(element, shape_of(real))
-        imp.emit(node, CastOp, real, perm=perm, result_types=[result_type])
+        power_value = imp.emit(node, ew.PowOp, *values, output=None).results[0]
+        result_type = TensorType(element, shape_of(power_value))
+        imp.emit(node, CastOp, power_value, perm=perm, result_types=[result_type])
         return
-    else:
+    elif not _is_integer(exponent):
         raise node.fail(f"Pow with a {exponent} exponent (input 1) is not supported")
     values, perm = broadcast_operands(imp, node, [x, y])
     imp.emit(node, ew.PowOp, *values, perm=perm)
+
+
+def _float_power_type(node: Node, base: Attribute, exponent: Attribute) -> Attribute:
+    """The float type an integer `base` ** float `exponent` is computed in: numpy's
+    promoted type (ONNX's reference), float32 where that is float64 (no float64 on the
+    target) or where numpy has none (bfloat16)."""
+    try:
+        promoted = np.result_type(numpy_dtype(base), numpy_dtype(exponent))
+    except TypeError:
+        promoted = np.dtype(np.float32)
+    if promoted.itemsize > 4 or promoted.kind != "f":
+        promoted = np.dtype(np.float32)
+    return element_type_for(promoted)
 
 
 def _is_integer(element: Attribute) -> bool:
@@ -78,12 +95,7 @@ def _converted(imp: Importer, node: Node, name: str, element: Attribute) -> str:
     if array is not None:
         imp.bind_const(converted, np.asarray(array).astype(numpy_dtype(element)))
         return converted
-    value = imp.get(name, "any")
-    cast = imp.append(
-        CastOp.make(
-            value, result_types=[TensorType(element, shape_of(value))], **node.source
-        )
-    )
+    cast = cast_to(imp, node, imp.get(name, "any"), element)
     imp.bind(converted, cast, imp.perm(name))
     return converted
 

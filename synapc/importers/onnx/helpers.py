@@ -6,11 +6,41 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from xdsl.ir import SSAValue
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, SSAValue
 
-from synapc.dialects.synap.base import SynapOp, shape_of
+from synapc.dialects.synap.base import SynapOp, element_of, shape_of
+from synapc.dialects.synap.conversion import CastOp
+from synapc.dtypes import element_type_for, numpy_dtype
 from synapc.importers.onnx import layout
 from synapc.importers.onnx.reader import Importer, Node
+
+
+def cast_to(
+    imp: Importer, node: Node, value: SSAValue, element: Attribute, **props: bool
+) -> SSAValue:
+    """`value` converted to element type `element` by a synap.cast attributed to `node`
+    (`value` itself when it has that type already); `props` are CastOp properties such as
+    ``saturate``. One helper so every converter casts the same way."""
+    if element_of(value) == element:
+        return value
+    result = TensorType(element, shape_of(value))
+    return imp.append(CastOp.make(value, result_types=[result], **props, **node.source))
+
+
+def compute_element(element: Attribute) -> Attribute:
+    """The float type a composed computation on `element` values runs in: float32, or
+    float64 for double (a wider type than float32), so narrow inputs do not lose
+    precision in the intermediate steps."""
+    wide = numpy_dtype(element).itemsize > 4  # type: ignore[arg-type]
+    return element_type_for(np.float64 if wide else np.float32)
+
+
+def interleave_pads(begins: Sequence[int], ends: Sequence[int]) -> list[int]:
+    """Begin and end paddings per axis as the N-D ops' ``pad`` property:
+    ``[begin_0, end_0, begin_1, end_1, ...]``."""
+    return [v for pair in zip(begins, ends, strict=True) for v in pair]
 
 
 def conv_padding(

@@ -19,15 +19,14 @@ per column of B (``[N]``, or B's rank with a second-to-last dimension 1).
 from __future__ import annotations
 
 import numpy as np
+import onnx
 from onnx import helper
-from xdsl.dialects.builtin import TensorType
 
-from synapc.dialects.synap.base import shape_of
-from synapc.dialects.synap.conversion import CastOp
 from synapc.dialects.synap.elementwise import SubOp
-from synapc.dtypes import element_type_for
+from synapc.errors import SynapcError
 from synapc.importers.onnx.checks import shown
-from synapc.importers.onnx.quantize_arith import dtype_of
+from synapc.importers.onnx.quant_types import dtype_of
+from synapc.importers.onnx.quantize_arith import stored_integers
 from synapc.importers.onnx.reader import CONVERTERS, Importer, Node, converts
 
 _I32 = np.dtype(np.int32)
@@ -82,35 +81,55 @@ def _centered(imp: Importer, node: Node, k: int, zp_k: int, axis: int) -> str:
             centered = centered - zp_array.astype(np.int32).reshape(zp_shape)
         imp.bind_const(name, centered)
         return name
-    value = imp.get(x)
     src = node.source
-    value = imp.append(
-        CastOp.make(value, result_types=[TensorType(element_type_for(_I32), shape)], **src)
-    )
+    value = stored_integers(imp, node, x, _I32)
     if zp is not None:
-        zero = imp.get(zp)
-        zero = imp.append(
-            CastOp.make(
-                zero,
-                result_types=[TensorType(element_type_for(_I32), shape_of(zero))],
-                **src,
-            )
-        )
+        zero = stored_integers(imp, node, zp, _I32)
         value = imp.append(SubOp.make(value, imp.reshape(zero, zp_shape), **src))
     imp.bind(name, value)
     return name
+
+
+class _ConvertedAs(Node):
+    """`original` recreated as another operator for its converter, whose refusals still
+    name `original` (its op type, e.g. ConvInteger, not Conv)."""
+
+    def __init__(self, imp: Importer, original: Node, proto: onnx.NodeProto) -> None:
+        super().__init__(imp, original.index, proto)
+        self.original = original
+
+    def fail(self, message: str) -> SynapcError:
+        """The error `original` raises for `message`."""
+        return self.original.fail(message)
 
 
 def _run_as(imp: Importer, node: Node, op_type: str, inputs: list[str]) -> None:
     """Convert `node` as the float operator `op_type` on the int32 `inputs`."""
     proto = helper.make_node(op_type, inputs, node.outputs[:1], name=node.name)
     proto.attribute.extend(node.proto.attribute)
-    CONVERTERS[op_type](imp, Node(imp, node.index, proto))
+    CONVERTERS[op_type](imp, _ConvertedAs(imp, node, proto))
+
+
+def _check_ranks(node: Node, ranks: list[int], low: int, what: str) -> None:
+    """Refuse operands whose rank is below `low` (before any axis is read)."""
+    for k, rank in enumerate(ranks):
+        if rank < low:
+            raise node.fail(
+                f"input {k} ('{shown(node.inputs[k])}') has rank {rank}: {what} needs "
+                f"rank {low} or more"
+            )
 
 
 @converts("ConvInteger")
 def conv_integer(imp: Importer, node: Node) -> None:
     """ConvInteger: Conv of the zero-point-free int32 input and filter (int32 result)."""
+    ranks = [imp.rank(node.inputs[0]), imp.rank(node.inputs[1])]
+    _check_ranks(node, ranks, 3, "ConvInteger (batch, channels, spatial dimensions)")
+    if ranks[0] != ranks[1]:
+        raise node.fail(
+            f"input 1 ('{shown(node.inputs[1])}') has rank {ranks[1]}, input 0 "
+            f"('{shown(node.inputs[0])}') rank {ranks[0]}: they must be equal"
+        )
     x_zp = node.input(2)
     if x_zp is not None and int(np.prod(imp.shape(x_zp))) != 1:
         raise node.fail(
@@ -126,8 +145,7 @@ def conv_integer(imp: Importer, node: Node) -> None:
 def matmul_integer(imp: Importer, node: Node) -> None:
     """MatMulInteger: MatMul of the zero-point-free int32 operands (int32 result)."""
     a_rank, b_rank = imp.rank(node.inputs[0]), imp.rank(node.inputs[1])
+    _check_ranks(node, [a_rank, b_rank], 1, "MatMulInteger")
     a = _centered(imp, node, 0, 2, -2 if a_rank > 1 else -1)
     b = _centered(imp, node, 1, 3, -1)
-    if b_rank < 1:
-        raise node.fail("MatMulInteger operands must have rank 1 or more")
     _run_as(imp, node, "MatMul", [a, b])

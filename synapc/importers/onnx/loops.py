@@ -12,8 +12,10 @@ split along their scan axes once; scan outputs are stacked along theirs at the e
 
 Unrolling multiplies the graph, so the body nodes unrolled in one import are bounded by
 `max_unrolled_nodes`. A trip count or condition known only at run time, a condition the
-body computes from run-time data, and sequence or optional values are refused naming the
-node and the input.
+body computes from run-time data, a loop with no trip count whose body passes its
+condition through (it would run forever), and sequence or optional values are refused
+naming the node and the input. A loop that runs no iteration gives empty scan outputs,
+shaped by the body's declared (static) output shapes.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 import onnx
+from onnx import helper
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap.base import element_of, shape_of
 from synapc.dialects.synap.data_movement import ConcatOp, SplitOp
-from synapc.importers.onnx import layout
+from synapc.dtypes import element_type_for
 from synapc.importers.onnx.checks import limit_of, shown
 from synapc.importers.onnx.control_flow import check_nesting, convert_subgraph
 from synapc.importers.onnx.reader import Importer, Node, Tensor, converts
@@ -61,11 +64,13 @@ def _charge(imp: Importer, node: Node, body: onnx.GraphProto) -> None:
 
 
 # -- tensors ---------------------------------------------------------------------------
-def _shape(t: Tensor) -> tuple[int, ...]:
-    """The logical shape of tensor `t`."""
-    if t.array is not None:
-        return tuple(t.array.shape)
-    return tuple(layout.logical_shape(shape_of(t.value), t.perm))
+def _shape(imp: Importer, t: Tensor) -> tuple[int, ...]:
+    """The logical shape of tensor `t` (`Importer.shape`; `t` need not be bound)."""
+    imp.tensors[_HELD] = t
+    try:
+        return imp.shape(_HELD)
+    finally:
+        del imp.tensors[_HELD]
 
 
 def _held_constant(t: Tensor) -> np.ndarray | None:
@@ -106,16 +111,52 @@ def _unstack(imp: Importer, node: Node, t: Tensor, axis: int) -> list[Tensor]:
     return [_value_tensor(imp.reshape(r, inner, **node.source)) for r in split.results]
 
 
-def _stack(
-    imp: Importer, node: Node, parts: Sequence[Tensor], axis: int, what: str
+def _empty(
+    node: Node, axis: int, what: str, declared: onnx.ValueInfoProto | None
 ) -> Tensor:
-    """`parts` (one per iteration) stacked along a new axis `axis` of the result;
+    """The output of a loop that runs no iteration: an empty constant, shaped by the
+    body's `declared` output (its static shape with a zero-size axis `axis`);
+    refused when the body does not declare a static shape and element type."""
+    kind = declared.type.WhichOneof("value") if declared is not None else None
+    tensor_type = declared.type.tensor_type if declared is not None else None
+    dims = list(tensor_type.shape.dim) if tensor_type is not None else []
+    static = (
+        kind == "tensor_type"
+        and tensor_type.HasField("shape")
+        and all(d.HasField("dim_value") for d in dims)
+        and tensor_type.elem_type != onnx.TensorProto.UNDEFINED
+    )
+    if not static:
+        raise node.fail(
+            f"{what}: it runs no iteration and the body does not declare that output's "
+            "static shape and element type, so the shape of the empty result is unknown"
+        )
+    try:
+        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor_type.elem_type))
+        element_type_for(dtype)
+    except (KeyError, TypeError, ValueError):
+        raise node.fail(
+            f"{what}: element type {onnx.TensorProto.DataType.Name(tensor_type.elem_type)} "
+            "is not supported"
+        ) from None
+    shape = [d.dim_value for d in dims]
+    axis = node.axis(axis, len(shape) + 1, what)
+    return Tensor(array=np.zeros((*shape[:axis], 0, *shape[axis:]), dtype))
+
+
+def _stack(
+    imp: Importer,
+    node: Node,
+    parts: Sequence[Tensor],
+    axis: int,
+    what: str,
+    declared: onnx.ValueInfoProto | None = None,
+) -> Tensor:
+    """`parts` (one per iteration) stacked along a new axis `axis` of the result (an
+    empty constant shaped by the body's `declared` output when there are none);
     refused when they differ in shape or element type."""
     if not parts:
-        raise node.fail(
-            f"{what}: it runs no iteration, so the output is empty (zero-size tensors "
-            "are not supported)"
-        )
+        return _empty(node, axis, what, declared)
     arrays = [_held_constant(p) for p in parts]
     if all(a is not None for a in arrays):
         shapes = {a.shape for a in arrays if a is not None}
@@ -228,7 +269,7 @@ def _scan(
     """The final states and the stacked scan outputs of one scan over `sequences`
     (split along the normalized `in_axes`), the body unrolled per step."""
     n = len(states)
-    lengths = {int(_shape(t)[a]) for t, a in zip(sequences, in_axes, strict=True)}
+    lengths = {int(_shape(imp, t)[a]) for t, a in zip(sequences, in_axes, strict=True)}
     if len(lengths) != 1:
         raise node.fail(f"the scan inputs have different lengths {sorted(lengths)}")
     steps = lengths.pop()
@@ -239,6 +280,7 @@ def _scan(
         parts = _unstack(imp, node, t, axis)
         slices.append(parts[::-1] if reverse else parts)
     scans: list[list[Tensor]] = [[] for _ in range(len(body.output) - n)]
+    declared = body.output[n:]
     for step in range(steps):
         outputs = _iterate(imp, node, body, step, [*states, *(s[step] for s in slices)])
         states = outputs[:n]
@@ -247,9 +289,9 @@ def _scan(
     return [
         *states,
         *(
-            _stack(imp, node, s[::-1] if reverse else s, axis, f"scan output {k}")
-            for k, (s, axis, reverse) in enumerate(
-                zip(scans, out_axes, out_reverse, strict=True)
+            _stack(imp, node, s[::-1] if reverse else s, axis, f"scan output {k}", info)
+            for k, (s, axis, reverse, info) in enumerate(
+                zip(scans, out_axes, out_reverse, declared, strict=True)
             )
         ),
     ]
@@ -277,7 +319,7 @@ def convert_scan(imp: Importer, node: Node) -> None:
     if legacy:
         results = _legacy_scan(imp, node, body, states, sequences, k)
     else:
-        ranks = [len(_shape(t)) for t in sequences]
+        ranks = [len(_shape(imp, t)) for t in sequences]
         in_axes = [
             node.axis(a, r, "scan_input_axes entry")
             for a, r in zip(_axes(node, "scan_input_axes", m), ranks, strict=True)
@@ -309,12 +351,15 @@ def _legacy_scan(
     """Opset-8 `Scan`: every tensor has a batch axis 0, scanned one entry at a time
     (scan axis 1, `directions` per scan input); `sequence_lens` must be the full
     length for every entry."""
-    batches = {_shape(t)[0] for t in [*states, *sequences] if _shape(t)}
-    if any(not _shape(t) for t in states) or any(len(_shape(t)) < 2 for t in sequences):
+    shapes = [_shape(imp, t) for t in [*states, *sequences]]
+    batches = {shape[0] for shape in shapes if shape}
+    if any(not shape for shape in shapes[: len(states)]) or any(
+        len(shape) < 2 for shape in shapes[len(states) :]
+    ):
         raise node.fail("before opset 9, states need a batch axis and scan inputs two axes")
     if len(batches) != 1:
         raise node.fail(f"the inputs have different batch sizes {sorted(batches)}")
-    length = _shape(sequences[0])[1]
+    length = shapes[len(states)][1]
     name = node.input(0)
     if name is not None:
         lens = imp.const(name)
@@ -347,7 +392,7 @@ def _legacy_scan(
     ]
     return [
         _stack(imp, node, [run[j] for run in runs], 0, f"output {j}")
-        for j in range(len(runs[0]))
+        for j in range(len(states) + k)
     ]
 
 
@@ -416,6 +461,11 @@ def convert_loop(imp: Importer, node: Node) -> None:
     given = _constant_scalar(imp, node, 1, "the condition")
     cond = True if given is None else bool(given)
     carried = _inputs(imp, node, node.inputs[2:], "loop-carried")
+    if cond and most is None and _passes_condition_through(body):
+        raise node.fail(
+            "it runs forever: no trip count M (input 0) is given and the body passes "
+            "the condition through unchanged, so nothing stops the loop"
+        )
     if cond and most is not None and _passes_condition_through(body):
         nodes = max(int(most), 0) * max(1, len(body.node))
         _refuse_over_budget(imp, node, _UNROLLED.get(imp, 0) + nodes)
@@ -434,4 +484,5 @@ def convert_loop(imp: Importer, node: Node) -> None:
             _bind(imp, name, t)
     for j, (name, parts) in enumerate(zip(node.outputs[n:], scans, strict=True)):
         if name:
-            _bind(imp, name, _stack(imp, node, parts, 0, f"scan output {j}"))
+            declared = body.output[1 + n + j]
+            _bind(imp, name, _stack(imp, node, parts, 0, f"scan output {j}", declared))

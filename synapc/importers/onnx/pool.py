@@ -18,6 +18,7 @@ from synapc.importers.onnx.checks import brief
 from synapc.importers.onnx.helpers import (
     bind_channels_last,
     channels_last_2d,
+    interleave_pads,
     to_2d,
     window_attrs,
 )
@@ -35,6 +36,9 @@ def _avg_quantized(node: Node) -> list[str | None] | None:
 
 @converts("MaxPool", quantized=_input)
 def max_pool(imp: Importer, node: Node) -> None:
+    """MaxPool: `synap.max_pool2d` (1-D with a unit height) where it expresses the
+    window, else the channels-last N-D max pool; the Indices output (flat NCHW
+    positions, `storage_order` 0 row-major or 1 column-major) by the N-D indices op."""
     indices = len(node.outputs) > 1 and bool(node.outputs[1])
     if indices and node.int_attr("storage_order", 0) not in (0, 1):
         raise node.fail(
@@ -45,6 +49,9 @@ def max_pool(imp: Importer, node: Node) -> None:
 
 @converts("AveragePool", quantized=_avg_quantized)
 def average_pool(imp: Importer, node: Node) -> None:
+    """AveragePool: `synap.avg_pool2d` (1-D with a unit height) where it expresses the
+    window, else the channels-last N-D average pool; `count_include_pad` counts the
+    explicit padding but never the ceil-mode overhang."""
     _pool(
         imp,
         node,
@@ -169,12 +176,12 @@ def _pool_nd(
     rank = imp.rank(x)
     perm = layout.channels_last(rank)
     value = imp.get(x, perm, quantized=node.quantized)
-    pairs = [v for pair in zip(w.begins, w.ends, strict=True) for v in pair]
+    pairs = interleave_pads(w.begins, w.ends)
     if any(w.overhang) and props.get("count_include_pad"):
         explicit = [e - o for e, o in zip(w.ends, w.overhang, strict=True)]
-        widths = [v for pair in zip(w.begins, explicit, strict=True) for v in pair]
+        widths = interleave_pads(w.begins, explicit)
         value = imp.append(PadOp.make(value, pads=[0, 0, *widths, 0, 0], **node.source))
-        pairs = [v for o in w.overhang for v in (0, o)]
+        pairs = interleave_pads([0] * len(w.overhang), w.overhang)
         props = {**props, "count_include_pad": False}
     window = {
         "kernel": w.kernel,

@@ -9,9 +9,11 @@ reference implementation exactly:
 - DequantizeLinear: ``y = (float32(x) - float32(zero_point)) * scale``, computed in
   float32 and cast to `output_dtype` (default: the scale's type). float8 / float4
   inputs take no zero point (it must be 0).
-- QuantizeLinear to integers: ``q = x / scale`` (in `precision`, default the common type
-  of x and the scale), rounded half to even, plus the zero point (float32), clamped to
-  the storage range and cast to it (exact: the value is integral and in range).
+- QuantizeLinear to integers: ``q = x / scale`` (in `precision`, default numpy's
+  promoted type of x and the scale; float64 computes as float32 on the target), rounded
+  half to even, plus the zero point (float32), clamped to the storage range and cast to
+  it (exact: the value is integral and in range). NaN becomes what the reference gives
+  (the storage minimum, or the maximum for a negative zero point).
 - QuantizeLinear to float8: ``x / scale`` cast with the node's `saturate` (the zero point
   must be 0); to float4 e2m1: ``x / scale + zero_point`` cast (saturating).
 
@@ -24,18 +26,30 @@ computed in the logical (ONNX) layout.
 from __future__ import annotations
 
 import numpy as np
-from onnx import TensorProto, helper
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 from synapc.dialects.synap import activation as act
 from synapc.dialects.synap import elementwise as ew
+from synapc.dialects.synap import logical as lg
 from synapc.dialects.synap.base import element_of, shape_of
-from synapc.dialects.synap.conversion import CastOp
+from synapc.dialects.synap.conversion import DequantizeOp
 from synapc.dialects.synap.data_movement import GatherOp
-from synapc.dtypes import element_type_for, numpy_dtype
+from synapc.dialects.synap.logical import SelectOp
+from synapc.dtypes import element_type_for
 from synapc.importers.onnx.checks import shown
+from synapc.importers.onnx.helpers import cast_to
+from synapc.importers.onnx.quant_types import dtype_of, holds_quantized_type, onnx_dtype
 from synapc.importers.onnx.reader import Importer, Node
+
+__all__ = [
+    "dequantize",
+    "dtype_of",
+    "expanded_param",
+    "holds_quantized_type",
+    "quantize",
+    "stored_integers",
+]
 
 #: Integer storage types of QuantizeLinear, with their saturation range.
 INTEGER_RANGES: dict[str, tuple[int, int]] = {
@@ -55,36 +69,11 @@ FLOAT4 = "float4_e2m1fn"
 _F32 = np.dtype(np.float32)
 
 
-def dtype_of(imp: Importer, name: str) -> np.dtype:
-    """The numpy dtype of tensor `name`'s elements (its real values for a view)."""
-    t = imp.tensor(name)
-    if t.array is not None and t.qtype is None:
-        return t.array.dtype
-    return numpy_dtype(imp.element_type(name))
-
-
-def _onnx_dtype(node: Node, attr: str) -> np.dtype | None:
-    """The numpy dtype an ONNX data-type attribute names (None when absent or 0)."""
-    code = node.attr(attr, 0)
-    if not code:
-        return None
-    try:
-        return np.dtype(helper.tensor_dtype_to_np_dtype(int(code)))
-    except (KeyError, ValueError, TypeError):
-        raise node.fail(
-            f"attribute {attr}={code} is not a data type synapc reads"
-        ) from None
-
-
 def _cast(
     imp: Importer, node: Node, value: SSAValue, dtype: np.dtype, **props: bool
 ) -> SSAValue:
-    """`value` cast to `dtype` (itself when it has that type already)."""
-    element = element_type_for(dtype)
-    if element_of(value) == element:
-        return value
-    result = TensorType(element, shape_of(value))
-    return imp.append(CastOp.make(value, result_types=[result], **props, **node.source))
+    """`value` cast to numpy `dtype` (itself when it has that type already)."""
+    return cast_to(imp, node, value, element_type_for(dtype), **props)
 
 
 def _constant(imp: Importer, node: Node, array: np.ndarray, label: str) -> SSAValue:
@@ -155,6 +144,41 @@ def expanded_param(
     return _cast(imp, node, value, dtype)
 
 
+def stored_integers(imp: Importer, node: Node, x: str, dtype: np.dtype = _F32) -> SSAValue:
+    """The storage integers of tensor `x` as `dtype` (logical layout), also when `x`
+    holds a `!quant.uniform` type (a QuantizeLinear's output): its real values
+    ``(q - zero_point) * scale`` are dequantized and the integers recovered as
+    ``round(real / scale) + zero_point``, exact while ``|q - zero_point| < 2**22`` (all
+    8- and 16-bit storage; int32 storage beyond that is off by float32's rounding, as
+    float32(x) itself is beyond 2**24)."""
+    t = imp.tensor(x)
+    if t.qtype is None or t.dequantized:
+        return _cast(imp, node, imp.get(x), dtype)
+    if t.array is not None:
+        return _constant(imp, node, t.array.astype(dtype), "stored")
+    value = imp.get(x)
+    qtype = element_of(value)
+    f32 = element_type_for(_F32)
+    real = imp.append(
+        DequantizeOp.make(
+            value, result_types=[TensorType(f32, shape_of(value))], **node.source
+        )
+    )
+    rank = imp.rank(x)
+    params = [np.asarray(qtype.scales, _F32), np.asarray(qtype.zero_points, _F32)]
+    shape = [1] * rank
+    if qtype.is_per_axis:
+        shape[qtype.quantized_dimension] = -1
+    scale, zero = (
+        _constant(imp, node, p.reshape(shape), label)
+        for p, label in zip(params, ("stored_scale", "stored_zero"), strict=True)
+    )
+    steps = imp.append(ew.DivOp.make(real, scale, **node.source))
+    steps = imp.append(act.RoundOp.make(steps, **node.source))
+    stored = imp.append(ew.AddOp.make(steps, zero, **node.source))
+    return _cast(imp, node, stored, dtype)
+
+
 def _zero_point_is_zero(imp: Importer, node: Node, what: str) -> None:
     """Refuse a zero point that is not a constant 0 (float8 / float4 storage)."""
     zp = node.input(2)
@@ -186,9 +210,9 @@ def dequantize(imp: Importer, node: Node) -> None:
         raise node.fail(
             f"the scale '{shown(node.inputs[1])}' must be float, got {scale_dtype}"
         )
-    out_dtype = _onnx_dtype(node, "output_dtype") or scale_dtype
+    out_dtype = onnx_dtype(node, "output_dtype") or scale_dtype
     axis = _axis(imp, node, x)
-    value = _cast(imp, node, imp.get(x), _F32)
+    value = stored_integers(imp, node, x)
     zp = node.input(2)
     if x_dtype.name in FLOAT8 or x_dtype.name == FLOAT4:
         _zero_point_is_zero(imp, node, f"{x_dtype.name} input")
@@ -208,7 +232,7 @@ def dequantize(imp: Importer, node: Node) -> None:
 
 def _target(imp: Importer, node: Node) -> np.dtype:
     """QuantizeLinear's storage type: the zero point's, else `output_dtype`, else uint8."""
-    output_dtype = _onnx_dtype(node, "output_dtype")
+    output_dtype = onnx_dtype(node, "output_dtype")
     zp = node.input(2)
     if zp is None:
         return output_dtype or np.dtype(np.uint8)
@@ -223,13 +247,43 @@ def _target(imp: Importer, node: Node) -> np.dtype:
 def _precision(
     imp: Importer, node: Node, x_dtype: np.dtype, scale_dtype: np.dtype
 ) -> np.dtype:
-    """The type `x / scale` is computed in: `precision`, else the common type."""
-    precision = _onnx_dtype(node, "precision")
+    """The type `x / scale` is computed in: `precision`, else numpy's promoted type of
+    x and the scale (as ONNX's reference computes ``x / scale``; float32 for bfloat16
+    with float16, which numpy does not promote). float64 is computed as float32 on the
+    target (the JAX backend has no float64), so float64 inputs round as float32 does."""
+    precision = onnx_dtype(node, "precision")
     if precision is not None:
         if precision.kind != "f" and precision.name != "bfloat16":
             raise node.fail(f"precision {precision} is not a float type")
         return precision
-    return x_dtype if x_dtype == scale_dtype else _F32
+    try:
+        return np.result_type(x_dtype, scale_dtype)
+    except TypeError:  # bfloat16 with float16: numpy has no common type
+        return _F32
+
+
+def _nan_as_reference(
+    imp: Importer, node: Node, value: SSAValue, zero: SSAValue | None, low: int, high: int
+) -> SSAValue:
+    """`value` (float32 ``round(x / scale) + zero_point``) with NaN replaced by what ONNX's
+    reference gives: it casts NaN to int32's minimum (numpy on x86), adds the zero point
+    in int32 (wrapping for a negative one) and clamps, so NaN becomes the storage minimum
+    when the zero point is >= 0 and the storage maximum when it is negative."""
+    src = node.source
+    unit = [1] * len(shape_of(value))
+    lowest = _constant(imp, node, np.full(unit, low, _F32), "nan_low")
+    fill = lowest
+    if zero is not None:
+        highest = _constant(imp, node, np.full(unit, high, _F32), "nan_high")
+        zeros = _constant(imp, node, np.zeros(unit, _F32), "nan_zero")
+        negative = imp.append(lg.LessOp.make(zero, zeros, **src))
+        fill = imp.append(
+            SelectOp.make(negative, highest, lowest, element_type=element_of(value), **src)
+        )
+    nan = imp.append(lg.IsNaNOp.make(value, **src))
+    return imp.append(
+        SelectOp.make(nan, fill, value, element_type=element_of(value), **src)
+    )
 
 
 def quantize(imp: Importer, node: Node) -> None:
@@ -261,38 +315,12 @@ def quantize(imp: Importer, node: Node) -> None:
         value = _cast(imp, node, imp.append(act.RoundOp.make(value, **src)), _F32)
     else:
         value = _cast(imp, node, value, _F32)
+    zero = None
     if node.input(2) is not None:
         zero = expanded_param(imp, node, 2, x, axis, _F32)
         value = imp.append(ew.AddOp.make(value, zero, **src))
     if target.name in INTEGER_RANGES:
         low, high = INTEGER_RANGES[target.name]
+        value = _nan_as_reference(imp, node, value, zero, low, high)
         value = imp.append(act.ClampOp.make(value, min=float(low), max=float(high), **src))
     imp.bind(node.outputs[0], _cast(imp, node, value, target))
-
-
-def holds_quantized_type(imp: Importer, node: Node) -> bool:
-    """Whether QuantizeLinear / DequantizeLinear `node` is one the `!quant.uniform` path
-    converts: no block_size, constant float32 scale (one or a 1-D list) and zero point of
-    8-, 16- or 32-bit integers, no `precision` or `output_dtype` that changes the types."""
-    if node.int_attr("block_size", 0):
-        return False
-    scale = imp.const(node.input(1))
-    if scale is None or scale.dtype != _F32 or scale.ndim > 1:
-        return False
-    zp = node.input(2)
-    zp_array = imp.const(zp) if zp is not None else None
-    if zp is not None and (zp_array is None or zp_array.dtype.name not in _QUANT_STORAGE):
-        return False
-    if node.op_type == "QuantizeLinear":
-        if node.attr("precision", 0) not in (0, TensorProto.FLOAT):
-            return False
-        out = _onnx_dtype(node, "output_dtype")
-        stored = zp_array.dtype if zp_array is not None else np.dtype(np.uint8)
-        return out is None or out == stored
-    if _onnx_dtype(node, "output_dtype") not in (None, _F32):
-        return False
-    return dtype_of(imp, node.inputs[0]).name in _QUANT_STORAGE
-
-
-#: The zero-point types `!quant.uniform` stores.
-_QUANT_STORAGE = frozenset({"int8", "uint8", "int16", "uint16", "int32"})

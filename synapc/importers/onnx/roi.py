@@ -5,7 +5,9 @@ The op samples each bin on a fixed grid. With ``sampling_ratio > 0`` the grid is
 grid to each box (``ceil(box extent / bins)`` per axis), which is known only when the
 boxes are constants: then the boxes are grouped by grid, one op per group, and the
 results are put back in box order; boxes given at run time are refused (a static graph
-cannot choose its sample count at run time).
+cannot choose its sample count at run time). A box whose grid is empty (a zero-size or
+inverted box with `half_pixel`) samples nothing: ONNX gives zeros for it, so its group
+is a constant zero block.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from xdsl.ir import SSAValue
 from synapc.dialects.synap.base import is_float
 from synapc.dialects.synap.data_movement import ConcatOp, GatherOp
 from synapc.dialects.synap.roi import RoiAlignOp
+from synapc.dtypes import numpy_dtype
 from synapc.importers.onnx import layout
 from synapc.importers.onnx.checks import shown
 from synapc.importers.onnx.reader import Importer, Node, converts
@@ -33,13 +36,15 @@ def adaptive_grids(
 ) -> np.ndarray:
     """ONNX's per-box sampling grid ``[R, 2]`` (rows, columns) for
     ``sampling_ratio = 0``: ``ceil(extent / bins)`` of the scaled box (at least 1x1
-    without `half_pixel`), at least 1 sample."""
+    without `half_pixel`). A grid with no sample on either axis (a zero-size or inverted
+    box with `half_pixel`) is ``[0, 0]``: ONNX outputs zeros for that box."""
     box = rois.astype(np.float32) * np.float32(scale)
     extent = np.stack([box[:, 3] - box[:, 1], box[:, 2] - box[:, 0]], axis=1)
     if not half_pixel:
         extent = np.maximum(extent, 1.0)
     grids = np.ceil(extent / np.asarray(bins, np.float32)).astype(np.int64)
-    return np.maximum(grids, 1)
+    empty = (grids <= 0).any(axis=1, keepdims=True)
+    return np.where(empty, 0, grids)
 
 
 def _attrs(node: Node) -> dict[str, Any]:
@@ -97,6 +102,17 @@ def _take(imp: Importer, node: Node, value: SSAValue, rows: np.ndarray) -> SSAVa
     return imp.append(GatherOp.make(value, imp.get(name), axis=0, **node.source))
 
 
+def _zeros(
+    imp: Importer, node: Node, x_name: str, count: int, props: dict[str, Any]
+) -> SSAValue:
+    """The output of `count` boxes that sample nothing: zeros of X's type, NHWC."""
+    channels = imp.shape(x_name)[1]
+    shape = (count, channels, props["output_height"], props["output_width"])
+    name = f"{node.outputs[0]}#empty_boxes"
+    imp.bind_const(name, np.zeros(shape, numpy_dtype(imp.element_type(x_name))))
+    return imp.get(name, layout.channels_last(4))
+
+
 @converts("RoiAlign")
 def roi_align(imp: Importer, node: Node) -> None:
     """RoiAlign: one `synap.roi_align` per sampling grid (see the module docstring)."""
@@ -132,6 +148,9 @@ def roi_align(imp: Importer, node: Node) -> None:
         if len(distinct) > 1:
             part_rois = _take(imp, node, rois, rows)
             part_indices = _take(imp, node, indices, rows)
+        if grid_h == 0:
+            parts.append(_zeros(imp, node, x_name, len(rows), props))
+            continue
         op = RoiAlignOp.make(
             x, part_rois, part_indices, grid_h=grid_h, grid_w=grid_w, **props, **node.source
         )

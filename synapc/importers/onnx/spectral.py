@@ -21,17 +21,16 @@ import math
 
 import numpy as np
 from onnx import helper
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 
 from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap.base import element_of, is_float, shape_of
 from synapc.dialects.synap.conv import MatMulOp
-from synapc.dialects.synap.conversion import CastOp
 from synapc.dialects.synap.data_movement import GatherOp
 from synapc.dtypes import element_type_for, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.importers.onnx.checks import shown
+from synapc.importers.onnx.helpers import cast_to, compute_element
 from synapc.importers.onnx.reader import Importer, Node, converts
 from synapc.importers.onnx.reduce import combine
 from synapc.limits import check_tensor
@@ -87,20 +86,6 @@ def _irfft_matrix(length: int, parts: int, size: int) -> np.ndarray:
     return matrix.reshape(length * parts, size)
 
 
-def _compute_element(element: Attribute) -> Attribute:
-    """The element type the transform runs in: float32, or float64 for double."""
-    wide = numpy_dtype(element).itemsize > 4  # type: ignore[arg-type]
-    return element_type_for(np.float64 if wide else np.float32)
-
-
-def _cast(imp: Importer, node: Node, value: SSAValue, element: Attribute) -> SSAValue:
-    """`value` in `element` (itself when it has that type)."""
-    if element_of(value) == element:
-        return value
-    result = TensorType(element, shape_of(value))
-    return imp.append(CastOp.make(value, result_types=[result], **node.source))
-
-
 def transform(
     imp: Importer,
     node: Node,
@@ -115,9 +100,9 @@ def transform(
     shape = shape_of(value)
     rank = len(shape)
     element = element_of(value)
-    compute = _compute_element(element)
+    compute = compute_element(element)
     perm = [*(i for i in range(rank - 1) if i != axis), axis, rank - 1]
-    moved = imp.transpose(_cast(imp, node, value, compute), perm)
+    moved = imp.transpose(cast_to(imp, node, value, compute), perm)
     outer = shape_of(moved)[:-2]
     length, parts = shape[axis], shape[-1]
     rows = imp.reshape(moved, (math.prod(outer), length * parts))
@@ -131,7 +116,7 @@ def transform(
     bins = shape_of(product)[1] // out_parts
     result = imp.reshape(product, (*outer, bins, out_parts))
     inverse_perm = [perm.index(i) for i in range(rank)]
-    return _cast(imp, node, imp.transpose(result, inverse_perm), element)
+    return cast_to(imp, node, imp.transpose(result, inverse_perm), element)
 
 
 # -- operands --------------------------------------------------------------------------

@@ -27,13 +27,12 @@ from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap.attention import AttentionOp
 from synapc.dialects.synap.base import element_of, is_float, shape_of
 from synapc.dialects.synap.conv import MatMulOp
-from synapc.dialects.synap.conversion import CastOp
 from synapc.dialects.synap.data_movement import GatherOp
-from synapc.dtypes import element_type_for, numpy_dtype
+from synapc.dtypes import element_type_for
 from synapc.importers.onnx import layout
 from synapc.importers.onnx.checks import shown
 from synapc.importers.onnx.control_flow import check_nesting, convert_subgraph
-from synapc.importers.onnx.helpers import broadcast_operands
+from synapc.importers.onnx.helpers import broadcast_operands, cast_to, compute_element
 from synapc.importers.onnx.reader import Importer, Node, Tensor, converts
 from synapc.importers.onnx.reduce import combine, scalar
 
@@ -114,13 +113,12 @@ def _flex_scale(node: Node, size: int) -> float:
     return float(scale)
 
 
-def _compute_element(node: Node, element: Attribute) -> Attribute:
+def _softmax_element(node: Node, element: Attribute) -> Attribute:
     """The softmax precision: attribute `softmax_precision`, else float32 (float64 for
     double inputs)."""
     code = node.attrs.get("softmax_precision")
     if code is None:
-        wide = numpy_dtype(element).itemsize > 4  # type: ignore[arg-type]
-        return element_type_for(np.float64 if wide else np.float32)
+        return compute_element(element)
     if code not in _PRECISIONS:
         raise node.fail(
             f"attribute 'softmax_precision' {code!r} is not float, float16, double or "
@@ -129,20 +127,15 @@ def _compute_element(node: Node, element: Attribute) -> Attribute:
     return element_type_for(np.dtype(_PRECISIONS[code]))
 
 
-def _cast(imp: Importer, node: Node, value: SSAValue, element: Attribute) -> SSAValue:
-    """`value` in `element` (itself when it has that type)."""
-    if element_of(value) == element:
-        return value
-    result = TensorType(element, shape_of(value))
-    return imp.append(CastOp.make(value, result_types=[result], **node.source))
-
-
-def _shared_heads(imp: Importer, node: Node, value: SSAValue, q_heads: int) -> SSAValue:
-    """K or V with each of its heads repeated for its group of query heads."""
+def _shared_heads(
+    imp: Importer, node: Node, value: SSAValue, q_heads: int, role: str
+) -> SSAValue:
+    """K or V (`role` "k" or "v") with each of its heads repeated for its group of query
+    heads. The gather's indices are named by role, so an import is reproducible."""
     kv_heads = shape_of(value)[1]
     if kv_heads == q_heads:
         return value
-    name = f"{node.outputs[0]}#heads{id(value)}"
+    name = f"{node.outputs[0]}#heads_{role}"
     imp.bind_const(name, np.arange(q_heads, dtype=np.int32) // (q_heads // kv_heads))
     return imp.append(GatherOp.make(value, imp.get(name), axis=1, **node.source))
 
@@ -177,10 +170,10 @@ def _composed_attention(
     imp: Importer, node: Node, operands: list[SSAValue], scale: float
 ) -> SSAValue:
     """``prob_mod(softmax(score_mod(scale Q K^T))) V`` in the softmax precision."""
-    element = _compute_element(node, element_of(operands[0]))
-    q, k, v = (_cast(imp, node, x, element) for x in operands)
+    element = _softmax_element(node, element_of(operands[0]))
+    q, k, v = (cast_to(imp, node, x, element) for x in operands)
     q_heads = shape_of(q)[1]
-    k, v = (_shared_heads(imp, node, x, q_heads) for x in (k, v))
+    k, v = (_shared_heads(imp, node, x, q_heads, role) for x, role in ((k, "k"), (v, "v")))
     scores = imp.append(MatMulOp.make(q, k, transpose_rhs=True, **node.source))
     scores = combine(imp, node, ew.MulOp, scores, scalar(imp, node, scores, scale, "scale"))
     scores = _modifier(imp, node, "score_mod", scores)
@@ -208,7 +201,7 @@ def flex_attention(imp: Importer, node: Node) -> None:
     scale = _flex_scale(node, shape_of(q)[3])
     element = element_of(v)
     if "score_mod" not in node.attrs and "prob_mod" not in node.attrs:
-        _compute_element(node, element)  # checks softmax_precision
+        _softmax_element(node, element)  # checks softmax_precision
         shapes = AttentionOp.result_shapes(shape_of(q), shape_of(k), shape_of(v), 0)
         imp.emit(
             node,
@@ -225,4 +218,4 @@ def flex_attention(imp: Importer, node: Node) -> None:
         )
         return
     result = _composed_attention(imp, node, operands, scale)
-    imp.bind_output(node, _cast(imp, node, result, element))
+    imp.bind_output(node, cast_to(imp, node, result, element))
