@@ -33,6 +33,7 @@ from synapc.backends.package.spec import DATA_TYPES, quote
 from synapc.errors import SynapcError
 from synapc.limits import limits
 from synapc.runtime.cache import configure
+from synapc.runtime.preprocessed import PreprocessedInput, preprocessed_inputs
 from synapc.runtime.program_check import check_programs
 from synapc.runtime.tensor import Tensor
 
@@ -306,6 +307,11 @@ class Network:
         ]
         self.inputs = [Tensor(self.package.inputs[i]) for i in self._input_positions]
         self.outputs = [Tensor(self.package.outputs[i]) for i in self._output_positions]
+        #: the preprocessed inputs (metadata "preprocess"): each one's plane and crop
+        #: tensors, which are among `inputs`
+        self.preprocessed: list[PreprocessedInput] = preprocessed_inputs(
+            self.path, self.package.bundle.get("metadata", {}), self.inputs
+        )
         self._state: list[Any] = []
         self.reset_state()
         self.statistics = Statistics()
@@ -367,7 +373,10 @@ class Network:
         return values
 
     def _model_inputs(self) -> dict[tuple[int, int], Any]:
-        """The package's model inputs keyed ``(-1, i)``: the user's and the state."""
+        """The package's model inputs keyed ``(-1, i)``: the user's and the state;
+        a crop rectangle outside its image is refused first."""
+        for group in self.preprocessed:
+            group.check_crop()
         values: dict[tuple[int, int], Any] = {
             (-1, i): t._value
             for i, t in zip(self._input_positions, self.inputs, strict=True)

@@ -9,11 +9,14 @@ saturates to the storage type's range.
 
 from __future__ import annotations
 
+import os
+
 import ml_dtypes
 import numpy as np
 
 from synapc.backends.package import Quantization, TensorSpec
 from synapc.errors import SynapcError
+from synapc.runtime.preprocessed import PreprocessedInput, assign_crop
 
 
 def channel_axis(layout: str, rank: int) -> int:
@@ -60,6 +63,10 @@ class Tensor:
         self.quantization = spec.quantization
         self.means = spec.means
         self.scale = spec.scale
+        #: the preprocessed input this tensor is a plane or crop scalar of (the package
+        #: metadata's "preprocess"; its `format` is "<type> plane=<role>" / "crop
+        #: field=<field>"), set by `Network`; None for other tensors
+        self.preprocess: PreprocessedInput | None = None
         self._value = np.zeros(self.shape, self.data_type)
 
     def __repr__(self) -> str:
@@ -74,10 +81,27 @@ class Tensor:
         """The number of bytes the values take."""
         return int(self._value.nbytes)
 
-    def assign(self, data: np.ndarray) -> None:
+    def assign(self, data: np.ndarray | str | os.PathLike[str] | int) -> None:
         """Store `data`: copied as is when its dtype is the tensor's data type, otherwise
         normalized ``(x - means[c]) / scale`` and quantized (or cast) to the data type.
-        A wrong shape is a `SynapcError` naming the tensor."""
+        A wrong shape is a `SynapcError` naming the tensor.
+
+        On the first plane of a preprocessed input (`preprocess`), an image file path or
+        an H x W x 3 (or N x H x W x 3) uint8 RGB array of the planes' size is converted
+        into every plane of the input (`synapc.runtime.images`); an array of the plane's
+        own shape sets that plane only; a crop scalar takes an integer."""
+        group = self.preprocess
+        if group is not None and self in group.crop.values():
+            assign_crop(group, self, data)
+            return
+        if group is not None and group.takes_image(self, data):
+            group.assign(self, data)
+            return
+        if isinstance(data, (str, os.PathLike)):
+            raise SynapcError(
+                f"tensor '{self.name}': an image file is assigned only to the first plane "
+                "of a preprocessed input; give an array"
+            )
         try:
             array = np.asarray(data)
         except (ValueError, TypeError):  # ragged nested lists and the like
@@ -85,9 +109,9 @@ class Tensor:
                 f"tensor '{self.name}': the data is not an array of numbers"
             ) from None
         if array.shape != self.shape:
+            what = f"tensor '{self.name}'" if group is None else group.describe(self)
             raise SynapcError(
-                f"tensor '{self.name}': data of shape {list(array.shape)}, "
-                f"expected {list(self.shape)}"
+                f"{what}: data of shape {list(array.shape)}, expected {list(self.shape)}"
             )
         if array.dtype == self.data_type:
             self._value = array.copy()
