@@ -24,6 +24,13 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     "canonicalize-layout": ("canonicalize_layout", "CanonicalizeLayoutPass"),
     "match-activations": ("match_activations", "MatchActivationsPass"),
     "optimize": ("optimize", "OptimizePass"),
+    # the metafile's signature rewrites (synapc.convert.pipeline)
+    "describe-io": ("describe_io", "DescribeIOPass"),
+    "apply-layout": ("apply_layout", "ApplyLayoutPass"),
+    "dequantize-outputs": ("dequantize_outputs", "DequantizeOutputsPass"),
+    # the metafile's `preprocess` (issue 18)
+    "insert-preprocess": ("insert_preprocess", "InsertPreprocessPass"),
+    "fuse-yuv-resize": ("fuse_yuv_resize", "FuseYuvResizePass"),
 }
 
 

@@ -2,11 +2,16 @@
 
 `synapc convert --model M [--meta X.yaml] --target VS680 --out-dir D` writes
 `D/model.synap`, `D/model_info.txt` and `D/cache/` with the vendor's flags;
-`synapc benchmark --model D/model.synap` times it like TFLite's `benchmark_model`;
+`synapc convert ... --print-pipeline` prints the pass pipeline it runs, which
+`synapc-opt -p` replays on the imported IR; `synapc benchmark --model D/model.synap`
+times it like TFLite's `benchmark_model`;
 `synapc import MODEL -o OUT.mlir` writes a model's synap IR (with its weights as an MLIR
 resource section, or handles only with --no-weights) for `synapc-opt`; `synapc opt ...`
-is `synapc-opt ...`. Bad input is one line on stderr and a non-zero exit; Ctrl-C is the
-line `interrupted` and exit code 130, and leaves no half-written file.
+is `synapc-opt ...`; `synapc image-to-raw IMAGE --type nv12 --out-dir D` and
+`synapc image-from-raw --type nv12 --size H W PLANES... --out IMAGE` convert images to and
+from the raw planes of a preprocessed input. Bad input is one line on stderr and a
+non-zero exit; Ctrl-C is the line `interrupted` and exit code 130, and leaves no
+half-written file.
 """
 
 from __future__ import annotations
@@ -34,7 +39,15 @@ def _import(args: argparse.Namespace) -> int:
 def _convert(args: argparse.Namespace) -> int:
     import_jax()
     from synapc.convert import convert
+    from synapc.errors import SynapcError
 
+    if args.print_pipeline:
+        from synapc.convert.convert import conversion_pipeline
+
+        print(conversion_pipeline(args.model, args.meta))
+        return 0
+    if args.out_dir is None:
+        raise SynapcError("convert: --out-dir is required (except with --print-pipeline)")
     if args.out_format != "synap":
         from synapc.errors import SynapcError
 
@@ -151,13 +164,19 @@ def _main(argv: Sequence[str] | None) -> int:
         required=True,
         help="VS680 (alias VS680A0, DOLPHIN), VS640 (VS640A0, PLATYPUS) or GENERIC",
     )
-    conv.add_argument("--out-dir", required=True, help="output folder")
+    conv.add_argument("--out-dir", help="output folder (required to convert)")
     conv.add_argument("--out-format", default="synap", help="synap (default)")
     conv.add_argument(
         "--profiling", action="store_true", help="also export each layer, for profiling"
     )
     conv.add_argument(
         "--preserve", action="store_true", help="keep the IR after each stage"
+    )
+    conv.add_argument(
+        "--print-pipeline",
+        action="store_true",
+        help="print the pass pipeline the conversion runs (a synapc-opt -p spec) and "
+        "exit without converting",
     )
     talk = conv.add_mutually_exclusive_group()
     talk.add_argument("--verbose", action="store_true", help="print every stage")
@@ -168,6 +187,18 @@ def _main(argv: Sequence[str] | None) -> int:
     from synapc.tools.benchmark import add_arguments
 
     add_arguments(bench)
+    from synapc.tools import image_files
+
+    image_files.add_to_raw_arguments(
+        commands.add_parser(
+            "image-to-raw", help="write the raw planes of an image for a preprocess type"
+        )
+    )
+    image_files.add_from_raw_arguments(
+        commands.add_parser(
+            "image-from-raw", help="write an image from the raw planes of a preprocess type"
+        )
+    )
     args = parser.parse_args(argv)
     from synapc.errors import SynapcError
 
@@ -176,6 +207,10 @@ def _main(argv: Sequence[str] | None) -> int:
             return _convert(args)
         if args.command == "benchmark":
             return _benchmark(args)
+        if args.command == "image-to-raw":
+            return image_files.to_raw(args)
+        if args.command == "image-from-raw":
+            return image_files.from_raw(args)
         return _import(args)
     except SynapcError as error:
         print(f"synapc: error: {error}", file=sys.stderr)

@@ -128,8 +128,7 @@ def optimize(model: Model, pipeline: Sequence[str] = DEFAULT_PIPELINE) -> Model:
     for name in pipeline:
         get_pass(name)().apply(ctx, module)
     module.verify()
-    return Model(module, model.weights, model.inputs, model.outputs, model.source,
-                 dict(model.metadata), state=list(model.state))  # fmt: skip
+    return model.with_module(module)  # inputs / outputs as the passes left @main
 
 
 class Executable:

@@ -54,7 +54,12 @@ class StateInfo:
 class Model:
     """An imported model: its module (entry function `main`), the weights the module's
     handles refer to, and the ordered model inputs and outputs (state included: see
-    `state`)."""
+    `state`).
+
+    The IR holds the I/O description too (``synap.name`` and friends on `@main`'s
+    arguments and results, see `synapc.io_attributes`): `from_module` and `with_module`
+    derive `inputs` / `outputs` from it, so a model rebuilt after passes that rewrote
+    the signature describes the new one."""
 
     module: ModuleOp
     weights: WeightStore
@@ -70,23 +75,47 @@ class Model:
     state: list[StateInfo] = field(default_factory=list)
 
     @classmethod
-    def from_module(cls, module: ModuleOp, weights: WeightStore, source: str = "") -> Model:
+    def from_module(
+        cls,
+        module: ModuleOp,
+        weights: WeightStore,
+        source: str = "",
+        *,
+        state: list[StateInfo] | None = None,
+    ) -> Model:
         """A model over an existing module (e.g. parsed MLIR text): its inputs and outputs
-        are those of `@main`, named ``input_i`` / ``output_i``."""
-        model = cls(module, weights, [], [], source)
+        are those of `@main`, named by their ``synap.name`` attributes (``input_i`` /
+        ``output_i`` where they have none; see `synapc.io_attributes`)."""
+        model = cls(module, weights, [], [], source, state=list(state or []))
         try:
-            signature = model.main.function_type
+            model.main  # noqa: B018  (refuses a module without @main)
         except LookupError as error:
             raise SynapcError(f"{source or 'module'}: {error}") from None
-        model.inputs = [
-            TensorInfo(f"input_{i}", tuple(t.get_shape()), t.element_type)
-            for i, t in enumerate(signature.inputs.data)
-        ]
-        model.outputs = [
-            TensorInfo(f"output_{i}", tuple(t.get_shape()), t.element_type)
-            for i, t in enumerate(signature.outputs.data)
-        ]
-        return model
+        return model.with_module(module)
+
+    def with_module(self, module: ModuleOp) -> Model:
+        """This model over `module` (e.g. after passes that rewrote it), its inputs and
+        outputs read from `@main`'s signature and ``synap.name`` attributes, so that a
+        pass that changes the signature cannot leave them stale. Where the IR names no
+        tensor, the name of this model's tensor at the same place is kept (``input_i``
+        / ``output_i`` beyond them). Weights, source, metadata, artifacts and state are
+        shared."""
+        from synapc.io_attributes import NAME, io_string
+
+        new = Model(module, self.weights, [], [], self.source, dict(self.metadata),
+                    dict(self.artifacts), list(self.state))  # fmt: skip
+        func = new.main
+        signature = func.function_type
+        for side, old, types, infos in (
+            ("input", self.inputs, signature.inputs.data, new.inputs),
+            ("output", self.outputs, signature.outputs.data, new.outputs),
+        ):
+            for i, t in enumerate(types):
+                name = io_string(func, side, i, NAME)  # type: ignore[arg-type]
+                if name is None:
+                    name = old[i].name if len(old) == len(types) else f"{side}_{i}"
+                infos.append(TensorInfo(name, tuple(t.get_shape()), t.element_type))
+        return new
 
     @property
     def main(self) -> FuncOp:

@@ -18,7 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import TypeVar
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
 
 from synapc.backends.package import StateSpec, build_package
 from synapc.backends.targets import get_target
@@ -34,17 +36,24 @@ from synapc.convert.output import (
     open_output,
     output_state,
 )
+from synapc.convert.pipeline import pipeline, run_pipeline
 from synapc.errors import SynapcError
 from synapc.metafile import (
     Metafile,
-    OutputSpec,
     load_metafile,
     model_anchors,
     parse_metafile,
 )
 from synapc.model import Model
 
-__all__ = ["INTERMEDIATE", "MODEL_INFO", "PACKAGE", "Conversion", "convert"]
+__all__ = [
+    "INTERMEDIATE",
+    "MODEL_INFO",
+    "PACKAGE",
+    "Conversion",
+    "conversion_pipeline",
+    "convert",
+]
 
 
 @dataclass(frozen=True)
@@ -134,7 +143,6 @@ def _convert(
     say: Callable[[str], None],
 ) -> dict[str, bytes]:
     """The files of a fresh conversion, by relative name."""
-    from synapc.compiler import optimize
     from synapc.mlir_io import write_module
 
     where = str(metafile.path) if metafile.path is not None else "metafile"
@@ -149,47 +157,28 @@ def _convert(
             stages[f"{INTERMEDIATE}/{index:02d}_{stage}.mlir"] = text.getvalue().encode()
 
     tick = time.perf_counter()
-    model = signature.import_with_metafile(path, metafile, where, _cut(metafile) or None)
+    model, passes = _imported(path, metafile, where)
     say(f"imported {path.name} in {time.perf_counter() - tick:.1f} s")
     keep("imported", model.module)
     if preserve:
         stages.update({f"{INTERMEDIATE}/{n}": data for n, data in model.artifacts.items()})
-    # the metafile describes the user's inputs and outputs: a streaming model's state
-    # inputs and outputs are bound to no entry and keep their types and layout
-    state = model.state
-    user = _without_state(model)
-    bound_inputs = signature.bind_inputs(user, metafile, where)
-    signature.check_input_shapes(user, bound_inputs, where, metafile)
-    bound_outputs = _bind_outputs(user, metafile, where)
-    bound_inputs = _spread(bound_inputs, {s.input for s in state}, len(model.inputs))
-    bound_outputs = _spread(bound_outputs, {s.output for s in state}, len(model.outputs))
-    have = signature.source_layout(path.name)
-    layout = have if metafile.data_layout == "default" else metafile.data_layout
-    if state and layout not in ("default", have):
-        raise SynapcError(
-            f"{where}: data_layout: {layout} would transpose the state the model keeps "
-            f"between runs; convert this streaming model in its own layout ({have})"
-        )
-    model = signature.apply_layout(model, layout, have)
-    model = signature.dequantize_outputs(
-        model,
-        [
-            metafile.dequantize_outputs or (e is not None and e.dequantize)
-            if i not in {s.output for s in state}
-            else False
-            for i, e in enumerate(bound_outputs)
-        ],
-    )
-    model.state = list(state)  # the signature rewrites keep every input / output index
-    keep("signature", model.module)
     source_names = layer_names(model.main)
+    say(f"pipeline: {passes}")
+
+    def between(
+        previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
+    ) -> None:
+        # the stages --preserve writes: the signature passes, then optimize
+        if following is not None and following.name == "optimize":
+            keep("signature", module)
+        if previous is not None and previous.name == "optimize":
+            keep("optimized", module)
 
     tick = time.perf_counter()
-    optimized = optimize(model)
+    optimized = run_pipeline(model, passes, between)
     say(f"optimized in {time.perf_counter() - tick:.1f} s")
-    keep("optimized", optimized.module)
-    inputs = signature.input_specs(optimized, bound_inputs, layout)
-    outputs = signature.output_specs(optimized, bound_outputs, layout)
+    inputs = signature.input_specs(optimized)
+    outputs = signature.output_specs(optimized)
 
     tick = time.perf_counter()
     subgraph = build_subgraph(optimized, spec, inputs, outputs, profiling, say)
@@ -218,47 +207,28 @@ def _convert(
     return {PACKAGE: package, MODEL_INFO: info.encode(), **stages}
 
 
-_T = TypeVar("_T")
+def conversion_pipeline(
+    model: str | os.PathLike[str], meta: str | os.PathLike[str] | None = None
+) -> str:
+    """The pass pipeline (a ``-p`` spec for `synapc-opt`) that `convert` runs on the
+    imported model file `model` for the metafile `meta`: the model is imported and the
+    metafile checked against it, nothing is compiled or written."""
+    path = Path(model)
+    if not path.is_file():
+        raise SynapcError(f"{path}: no such model file")
+    metafile = _metafile(meta, path)
+    metafile.require_supported()
+    where = str(metafile.path) if metafile.path is not None else "metafile"
+    return _imported(path, metafile, where)[1]
 
 
-def _without_state(model: Model) -> Model:
-    """`model` as the user sees it: its inputs and outputs less the state's (for
-    binding metafile entries; the module is shared, not rewritten)."""
-    if not model.state:
-        return model
-    state_inputs = {s.input for s in model.state}
-    state_outputs = {s.output for s in model.state}
-    return Model(
-        model.module,
-        model.weights,
-        [info for i, info in enumerate(model.inputs) if i not in state_inputs],
-        [info for i, info in enumerate(model.outputs) if i not in state_outputs],
-        model.source,
-        dict(model.metadata),
-    )
-
-
-def _spread(bound: list[_T | None], skipped: set[int], total: int) -> list[_T | None]:
-    """`bound` (one entry per user input or output) at its place among `total`, with
-    None at the `skipped` (state) positions."""
-    entries = iter(bound)
-    return [None if i in skipped else next(entries) for i in range(total)]
+def _imported(path: Path, metafile: Metafile, where: str) -> tuple[Model, str]:
+    """The model file imported (cut where the metafile says) with the metafile's
+    shapes, and the pipeline that converts it."""
+    model = signature.import_with_metafile(path, metafile, where, _cut(metafile) or None)
+    return model, pipeline(model, metafile, where, signature.source_layout(path.name))
 
 
 def _cut(metafile: Metafile) -> list[str]:
     """Output tensor names where the metafile cuts the graph."""
     return [e.name for e in metafile.outputs if e.name is not None]
-
-
-def _bind_outputs(model: Model, metafile: Metafile, where: str) -> list[OutputSpec | None]:
-    """The metafile output entry of each model output (None: not listed). Named entries
-    already chose and ordered the outputs (the importer cut the model there)."""
-    entries = list(metafile.outputs)
-    if not entries:
-        return [None] * len(model.outputs)
-    if entries[0].name is None and len(entries) != len(model.outputs):
-        raise SynapcError(
-            f"{where}: outputs: {len(entries)} entries without names for a model with "
-            f"{len(model.outputs)} outputs"
-        )
-    return list(entries)

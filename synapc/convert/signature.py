@@ -1,11 +1,13 @@
 """The converted model's signature: the metafile's `inputs` / `outputs` bound to the
-model's tensors, its `data_layout` applied and the outputs it asks to be dequantized.
+model's tensors, and the package descriptions of the converted model's inputs and
+outputs.
 
 `import_with_metafile` imports the model with the metafile's input shapes and reports
-any problem with them in the metafile's words (``inputs[0].shape``). The others rewrite
-the entry function's boundary only (a transpose or a dequantize at an input or output);
-the default pipeline then cancels the transposes against the importer's own boundary
-transposes, so an ONNX model converted with ``data_layout: nhwc`` runs without any.
+any problem with them in the metafile's words (``inputs[0].shape``). The signature
+rewrites the metafile asks for (`data_layout`, dequantized outputs, formats and
+normalization) are passes (`apply-layout`, `dequantize-outputs`, `describe-io`) that
+`synapc.convert.pipeline` puts in the conversion pipeline; they record what the runtime
+needs on `@main`'s arguments and results, which `input_specs` / `output_specs` read.
 """
 
 from __future__ import annotations
@@ -16,24 +18,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
-from xdsl.dialects.func import ReturnOp
-from xdsl.ir import Operation
 
 from synapc.backends.package import Quantization, TensorSpec
-from synapc.dialects.quant import UniformQuantizedType
-from synapc.dialects.synap.conversion import DequantizeOp
-from synapc.dialects.synap.data_movement import TransposeOp
 from synapc.errors import SynapcError
-from synapc.metafile import InputSpec, Metafile, OutputSpec
+from synapc.io_attributes import (
+    FORMAT,
+    MEANS,
+    SCALE,
+    io_float,
+    io_floats,
+    io_string,
+    layout_of,
+)
+from synapc.metafile import InputSpec, Metafile
 from synapc.model import Model, TensorInfo
 
 if TYPE_CHECKING:
     import onnx
-
-#: Where a 4-D tensor's channel axis is, per I/O layout.
-_TO_NHWC = (0, 2, 3, 1)
-_TO_NCHW = (0, 3, 1, 2)
 
 
 def source_layout(model_path: str) -> str:
@@ -286,97 +287,13 @@ def _torchscript_argument_names(path: Path) -> list[str]:
     return _argument_names(inputs)
 
 
-def apply_layout(model: Model, want: str, have: str) -> Model:
-    """`model` with its 4-D inputs and outputs in layout `want` (from `have`): a transpose
-    at each such boundary tensor; other tensors are unchanged."""
-    if want in ("default", have):
-        return model
-    to_want, to_have = (_TO_NHWC, _TO_NCHW) if want == "nhwc" else (_TO_NCHW, _TO_NHWC)
-    module: ModuleOp = model.module.clone()
-    func = Model(module, model.weights, [], []).main
-    block = func.body.block
-    first = block.first_op
-    inputs = []
-    for arg in list(block.args):
-        t = arg.type
-        if isinstance(t, TensorType) and t.get_num_dims() == 4:
-            shape = [t.get_shape()[p] for p in to_want]
-            new_arg = block.insert_arg(TensorType(t.element_type, shape), arg.index)
-            back = TransposeOp.make(new_arg, perm=to_have)
-            block.insert_op_before(back, first) if first else block.add_op(back)
-            arg.replace_all_uses_with(back.results[0])
-            block.erase_arg(arg)
-        inputs.append(block.args[len(inputs)].type)
-    ret = _return_of(block.ops)
-    outputs = []
-    for index, value in enumerate(list(ret.operands)):
-        t = value.type
-        if isinstance(t, TensorType) and t.get_num_dims() == 4:
-            out = TransposeOp.make(value, perm=to_want)
-            block.insert_op_before(out, ret)
-            ret.operands[index] = out.results[0]
-        outputs.append(ret.operands[index].type)
-    func.function_type = FunctionType.from_lists(inputs, outputs)
-    return _with_signature(model, module)
-
-
-def dequantize_outputs(model: Model, which: Sequence[bool]) -> Model:
-    """`model` whose outputs flagged in `which` are dequantized to float32 in the model
-    (quantized outputs only; float outputs are left as they are)."""
-    if not any(
-        w and info.quantization is not None
-        for w, info in zip(which, model.outputs, strict=True)
-    ):
-        return model
-    module: ModuleOp = model.module.clone()
-    func = Model(module, model.weights, [], []).main
-    block = func.body.block
-    ret = _return_of(block.ops)
-    for index, (value, flag) in enumerate(zip(list(ret.operands), which, strict=True)):
-        t = value.type
-        assert isinstance(t, TensorType)
-        if flag and isinstance(t.element_type, UniformQuantizedType):
-            op = DequantizeOp.make(value, result_types=[TensorType(f32, t.get_shape())])
-            block.insert_op_before(op, ret)
-            ret.operands[index] = op.results[0]
-    func.function_type = FunctionType.from_lists(
-        list(func.function_type.inputs.data), [v.type for v in ret.operands]
-    )
-    return _with_signature(model, module)
-
-
-def _return_of(ops: Sequence[Operation] | object) -> ReturnOp:
-    for op in ops:  # type: ignore[attr-defined]
-        if isinstance(op, ReturnOp):
-            return op
-    raise SynapcError("model has no return")
-
-
-def _with_signature(model: Model, module: ModuleOp) -> Model:
-    """A model over `module` whose I/O infos keep their names with the new types."""
-    new = Model(module, model.weights, [], [], model.source, dict(model.metadata))
-    signature = new.main.function_type
-
-    def infos(old: list[TensorInfo], types: Sequence[object]) -> list[TensorInfo]:
-        out = []
-        for info, t in zip(old, types, strict=True):
-            assert isinstance(t, TensorType)
-            out.append(TensorInfo(info.name, tuple(t.get_shape()), t.element_type))
-        return out
-
-    new.inputs = infos(model.inputs, signature.inputs.data)
-    new.outputs = infos(model.outputs, signature.outputs.data)
-    return new
-
-
 def _normalization(
-    info: TensorInfo, entry: InputSpec | None
+    info: TensorInfo, means: tuple[float, ...] | None, scale: float | None
 ) -> tuple[tuple[float, ...] | None, float | None]:
-    """means / scale for the runtime's assign(): the metafile's, or for an 8-bit
-    quantized input without them its own quantization (mean = zero point, scale =
-    1 / quantization scale: assigning raw 8-bit data then stores it unchanged)."""
-    means = entry.means if entry is not None else None
-    scale = entry.scale if entry is not None else None
+    """means / scale for the runtime's assign(): the metafile's (recorded in the IR by
+    `describe-io`), or for an 8-bit quantized input without them its own quantization
+    (mean = zero point, scale = 1 / quantization scale: assigning raw 8-bit data then
+    stores it unchanged)."""
     q = info.quantization
     inferred = means is None and scale is None and q is not None
     if inferred and not q.is_per_axis and q.bitwidth == 8:
@@ -396,24 +313,24 @@ def quantization_of(info: TensorInfo) -> Quantization | None:
     )
 
 
-def _layout(shape: tuple[int, ...], layout: str) -> str:
-    return layout if len(shape) == 4 else "none"
-
-
-def input_specs(
-    model: Model, bound: list[InputSpec | None], layout: str
-) -> list[TensorSpec]:
-    """Package descriptions of the model inputs (metafile means / scale / format)."""
+def input_specs(model: Model) -> list[TensorSpec]:
+    """Package descriptions of the model inputs, as `@main` describes them: name,
+    type, layout, format, means and scale (see `synapc.io_attributes`)."""
+    func = model.main
     specs = []
-    for info, entry in zip(model.inputs, bound, strict=True):
-        means, scale = _normalization(info, entry)
+    for index, info in enumerate(model.inputs):
+        means, scale = _normalization(
+            info,
+            io_floats(func, "input", index, MEANS),
+            io_float(func, "input", index, SCALE),
+        )
         specs.append(
             TensorSpec(
                 name=info.name,
                 shape=info.shape,
                 data_type=info.dtype.name,
-                layout=_layout(info.shape, layout),
-                format=entry.format if entry is not None else "",
+                layout=layout_of(func, "input", index),
+                format=io_string(func, "input", index, FORMAT) or "",
                 quantization=quantization_of(info),
                 means=means,
                 scale=scale,
@@ -422,18 +339,18 @@ def input_specs(
     return specs
 
 
-def output_specs(
-    model: Model, bound: Sequence[OutputSpec | None], layout: str
-) -> list[TensorSpec]:
-    """Package descriptions of the model outputs (metafile format kept as metadata)."""
+def output_specs(model: Model) -> list[TensorSpec]:
+    """Package descriptions of the model outputs, as `@main` describes them (the
+    metafile format kept as metadata)."""
+    func = model.main
     return [
         TensorSpec(
             name=info.name,
             shape=info.shape,
             data_type=info.dtype.name,
-            layout=_layout(info.shape, layout),
-            format=entry.format if entry is not None else "",
+            layout=layout_of(func, "output", index),
+            format=io_string(func, "output", index, FORMAT) or "",
             quantization=quantization_of(info),
         )
-        for info, entry in zip(model.outputs, bound, strict=True)
+        for index, info in enumerate(model.outputs)
     ]

@@ -59,6 +59,8 @@ from synapc.importers.onnx.folding import (
     subgraph_reads,
 )
 from synapc.importers.onnx.layout import Perm
+from synapc.importers.onnx.quant_types import holds_quantized_type
+from synapc.io_attributes import describe_io
 from synapc.limits import check_count, check_tensor
 from synapc.model import Model, TensorInfo
 from synapc.weights import WeightStore
@@ -567,6 +569,8 @@ class Importer:
         self._drop_dead_ops(results)
         func.body.block.add_ops([*self.ops, ReturnOp(*results)])
         func.function_type = FunctionType.from_lists(input_types, [r.type for r in results])
+        # the user-visible names and ONNX's channels-first layout, in the IR
+        describe_io(func, [i.name for i in graph_inputs], list(outputs), "nchw")
         module = ModuleOp([func])
         if any(
             isinstance(element_of(r), UniformQuantizedType)
@@ -658,8 +662,6 @@ class Importer:
             return None
         if self.graph.node[readers[0]].op_type != "QuantizeLinear":
             return None
-        from synapc.importers.onnx.quantize_arith import holds_quantized_type
-
         q = Node(self, readers[0], self.graph.node[readers[0]])
         if not all(n in self.tensors for n in q.inputs[1:] if n):
             return None

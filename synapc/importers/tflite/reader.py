@@ -60,6 +60,7 @@ from synapc.importers.tflite.flatbuffer import (
     display,
     read_model,
 )
+from synapc.io_attributes import describe_io
 from synapc.limits import check_count, check_tensor, limits
 from synapc.model import Model, StateInfo, TensorInfo
 from synapc.weights import WeightStore
@@ -576,6 +577,13 @@ class Importer:
         func.body.block.add_ops([*self.ops, ReturnOp(*results, *state_results)])
         func.function_type = FunctionType.from_lists(
             [*input_types, *state_types], [r.type for r in [*results, *state_results]]
+        )
+        # the user-visible names and TFLite's channels-last layout, in the IR
+        describe_io(
+            func,
+            [*(self.tensor_name(t) for t in inputs), *(v.name for v in states)],
+            [*(self.tensor_name(t) for t in outputs), *(v.name for v in states)],
+            "nhwc",
         )
         module = ModuleOp([func])
         try:

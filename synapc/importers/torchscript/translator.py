@@ -28,6 +28,7 @@ from synapc.importers.torchscript.loader import (
     load_torchscript,
     require_torch,
 )
+from synapc.io_attributes import describe_io
 from synapc.model import Model
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ def import_torchscript(
             replace(info, name=name)
             for info, name in zip(model.outputs, translator.requested or [], strict=True)
         ]
+        describe_io(model.main, outputs=[info.name for info in model.outputs])
     model.artifacts[f"{path.stem}.translated.onnx"] = proto.SerializeToString()
     return model
 

@@ -1,0 +1,186 @@
+"""The conversion pipeline: what `synapc convert` does to an imported model, as ONE pass
+pipeline that `synapc-opt` can replay step by step.
+
+`pipeline` turns a metafile (bound to an imported model's inputs and outputs) into a
+``-p`` spec string, in this order:
+
+1. ``describe-io{...}``: one per metafile entry with a format, means or scale: what the
+   runtime needs, recorded on `@main`'s arguments / results;
+2. ``apply-layout{layout=...}``: the metafile's `data_layout` (when not "default");
+3. ``dequantize-outputs{outputs=...}``: the quantized outputs the metafile asks for as
+   float32;
+4. (``insert-preprocess{...}``: the metafile's `preprocess`, once that pass exists: after
+   the signature passes, which it relies on, before `optimize`)
+5. ``optimize``: the default optimization pipeline, to a fixed point.
+
+`synapc convert --print-pipeline` prints the spec; ``synapc-opt -p '<spec>'`` run on the
+imported IR (``synapc import``, or ``intermediate/00_imported.mlir`` of ``--preserve``)
+gives the IR `synapc convert` compiles. Cutting the graph at named inputs / outputs is
+not a pass: the importers cut the source graph before converting it (see
+`synapc.importers.cut`), so that operators past the cut never need to be supported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+
+from synapc.context import make_context
+from synapc.convert import signature
+from synapc.errors import SynapcError
+from synapc.metafile import InputSpec, Metafile, OutputSpec
+from synapc.model import Model
+
+_T = TypeVar("_T")
+
+#: What a callback between passes receives: the pass that ran, the module, the next.
+PassCallback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]
+
+
+def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -> str:
+    """The ``-p`` spec of the passes that turn the imported `model` into the IR
+    `synapc convert` compiles, as the metafile asks (`where` names the metafile in
+    errors; `source_layout` is the source framework's I/O layout, see
+    `signature.source_layout`). A streaming model's state inputs and outputs are bound
+    to no metafile entry and keep their types and layout."""
+    state_outputs = {s.output for s in model.state}
+    inputs, outputs = bind(model, metafile, where)
+    steps: list[str] = []
+    for index, entry in enumerate(inputs):
+        if entry is not None:
+            steps += _describe("input", index, entry.format, entry.means, entry.scale)
+    for index, entry in enumerate(outputs):
+        if entry is not None:
+            steps += _describe("output", index, entry.format, None, None)
+    layout = metafile.data_layout
+    if layout != "default":
+        if model.state and layout != source_layout:
+            raise SynapcError(
+                f"{where}: data_layout: {layout} would transpose the state the model "
+                f"keeps between runs; convert this streaming model in its own layout "
+                f"({source_layout})"
+            )
+        steps.append(f"apply-layout{{layout={layout}}}")
+    dequantized = [
+        index
+        for index, (info, entry) in enumerate(zip(model.outputs, outputs, strict=True))
+        if index not in state_outputs
+        and (metafile.dequantize_outputs or (entry is not None and entry.dequantize))
+        and info.quantization is not None
+    ]
+    if dequantized:
+        steps.append(f"dequantize-outputs{{outputs={','.join(map(str, dequantized))}}}")
+    # insert-preprocess (metafile `preprocess`) goes here: after the signature passes,
+    # before optimize
+    steps.append("optimize")
+    return ",".join(steps)
+
+
+def run_pipeline(model: Model, spec: str, callback: PassCallback | None = None) -> Model:
+    """`model` after the passes of `spec` (a ``-p`` string), its inputs and outputs
+    read back from the rewritten `@main`; `callback` runs between passes as xDSL's
+    `PassPipeline` calls it. The module is checked first (`check_model`: passes never
+    see IR the backend would refuse) and verified at the end."""
+    from synapc.compiler import check_model
+    from synapc.passes.registry import PASSES
+
+    check_model(model)
+    module: ModuleOp = model.module.clone()
+    PassPipeline.parse_spec(PASSES, spec, callback).apply(
+        make_context(model.weights), module
+    )
+    module.verify()
+    return model.with_module(module)
+
+
+def bind(
+    model: Model, metafile: Metafile, where: str
+) -> tuple[list[InputSpec | None], list[OutputSpec | None]]:
+    """The metafile entry of each model input and output (None: not listed, and at
+    every state input / output), after checking the entries' shapes against the
+    inputs'."""
+    user = _without_state(model)
+    inputs = signature.bind_inputs(user, metafile, where)
+    signature.check_input_shapes(user, inputs, where, metafile)
+    outputs = _bind_outputs(user, metafile, where)
+    return (
+        _spread(inputs, {s.input for s in model.state}, len(model.inputs)),
+        _spread(outputs, {s.output for s in model.state}, len(model.outputs)),
+    )
+
+
+def _describe(
+    side: str,
+    index: int,
+    format: str | None,
+    means: Sequence[float] | None,
+    scale: float | None,
+) -> list[str]:
+    """The ``describe-io`` step of one entry (none when it says nothing)."""
+    options = []
+    if format:
+        options.append(f"format={_string(format)}")
+    if means is not None:
+        options.append("means=" + ",".join(_number(m) for m in means))
+    if scale is not None:
+        options.append(f"scale={_number(scale)}")
+    if not options:
+        return []
+    return [f"describe-io{{{side}={index} {' '.join(options)}}}"]
+
+
+def _number(value: float) -> str:
+    """A float as the pass-option lexer reads it back exactly (a float needs a ``.``:
+    ``1e-05`` is spelled ``1.0e-05``)."""
+    text = repr(float(value))
+    mantissa, e, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
+
+
+def _string(value: str) -> str:
+    """A string as a quoted pass-option value."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def _without_state(model: Model) -> Model:
+    """`model` as the user sees it: its inputs and outputs less the state's (for
+    binding metafile entries; the module is shared, not rewritten)."""
+    if not model.state:
+        return model
+    state_inputs = {s.input for s in model.state}
+    state_outputs = {s.output for s in model.state}
+    return Model(
+        model.module,
+        model.weights,
+        [info for i, info in enumerate(model.inputs) if i not in state_inputs],
+        [info for i, info in enumerate(model.outputs) if i not in state_outputs],
+        model.source,
+        dict(model.metadata),
+    )
+
+
+def _spread(bound: list[_T | None], skipped: set[int], total: int) -> list[_T | None]:
+    """`bound` (one entry per user input or output) at its place among `total`, with
+    None at the `skipped` (state) positions."""
+    entries = iter(bound)
+    return [None if i in skipped else next(entries) for i in range(total)]
+
+
+def _bind_outputs(model: Model, metafile: Metafile, where: str) -> list[OutputSpec | None]:
+    """The metafile output entry of each model output (None: not listed). Named entries
+    already chose and ordered the outputs (the importer cut the model there)."""
+    entries = list(metafile.outputs)
+    if not entries:
+        return [None] * len(model.outputs)
+    if entries[0].name is None and len(entries) != len(model.outputs):
+        raise SynapcError(
+            f"{where}: outputs: {len(entries)} entries without names for a model with "
+            f"{len(model.outputs)} outputs"
+        )
+    return list(entries)
