@@ -32,6 +32,7 @@ ROUND: tuple[str, ...] = (
     "fold-pad",
     "fuse-activation",
     "fuse-conv-pool",
+    "fuse-yuv-resize",
     "cse",
     "dce",
 )

@@ -9,9 +9,10 @@ times it like TFLite's `benchmark_model`;
 resource section, or handles only with --no-weights) for `synapc-opt`; `synapc opt ...`
 is `synapc-opt ...`; `synapc image-to-raw IMAGE --type nv12 --out-dir D` and
 `synapc image-from-raw --type nv12 --size H W PLANES... --out IMAGE` convert images to and
-from the raw planes of a preprocessed input. Bad input is one line on stderr and a
-non-zero exit; Ctrl-C is the line `interrupted` and exit code 130, and leaves no
-half-written file.
+from the raw planes of a preprocessed input; `synapc preprocess --type nv12 --size 1080
+1920 --to rgb --shape 1 224 224 3 --out-dir D` builds a model that is only that
+conversion. Bad input is one line on stderr and a non-zero exit; Ctrl-C is the line
+`interrupted` and exit code 130, and leaves no half-written file.
 """
 
 from __future__ import annotations
@@ -199,6 +200,13 @@ def _main(argv: Sequence[str] | None) -> int:
             "image-from-raw", help="write an image from the raw planes of a preprocess type"
         )
     )
+    from synapc.tools import preprocess_model
+
+    preprocess_model.add_arguments(
+        commands.add_parser(
+            "preprocess", help="build a model that is only a preprocessing conversion"
+        )
+    )
     args = parser.parse_args(argv)
     from synapc.errors import SynapcError
 
@@ -211,6 +219,9 @@ def _main(argv: Sequence[str] | None) -> int:
             return image_files.to_raw(args)
         if args.command == "image-from-raw":
             return image_files.from_raw(args)
+        if args.command == "preprocess":
+            import_jax()
+            return preprocess_model.run(args)
         return _import(args)
     except SynapcError as error:
         print(f"synapc: error: {error}", file=sys.stderr)

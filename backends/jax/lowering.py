@@ -76,7 +76,7 @@ _KERNEL_MODULES = ("activation", "conv", "conversion", "data_movement", "element
                    "normalization", "pool", "reduce", "resize",
                    "detection", "fused", "logical", "indexing",
                    "recurrent", "sampling", "attention", "bitcast", "window_nd",
-                   "linalg", "roi")  # fmt: skip
+                   "linalg", "roi", "preprocess", "preprocess_fused")  # fmt: skip
 
 
 def kernel(

@@ -22,6 +22,8 @@ from synapc.dialects.synap import (
     logical,
     normalization,
     pool,
+    preprocess,
+    preprocess_fused,
     recurrent,
     reduce,
     resize,
@@ -55,12 +57,20 @@ OPS: list[type[SynapOp]] = [
     *window_nd.OPS,
     *linalg.OPS,
     *roi.OPS,
+    *preprocess.OPS,
+    *preprocess_fused.OPS,
 ]
 
 Synap = Dialect(
     "synap",
     OPS,
-    [*ATTRIBUTES, *indexing.ATTRIBUTES, *recurrent.ATTRIBUTES, *sampling.ATTRIBUTES],
+    [
+        *ATTRIBUTES,
+        *indexing.ATTRIBUTES,
+        *recurrent.ATTRIBUTES,
+        *sampling.ATTRIBUTES,
+        *preprocess.ATTRIBUTES,
+    ],
 )
 
 __all__ = ["OPS", "ConstantOp", "Synap", "SynapOp"]

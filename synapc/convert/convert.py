@@ -45,6 +45,7 @@ from synapc.metafile import (
     parse_metafile,
 )
 from synapc.model import Model
+from synapc.passes.insert_preprocess import package_metadata
 
 __all__ = [
     "INTERMEDIATE",
@@ -190,7 +191,7 @@ def _convert(
         outputs=outputs,
         output_refs=[(0, j) for j in range(len(outputs))],
         subgraphs=[subgraph],
-        metadata={"metafile": fields["metafile"]},
+        metadata={"metafile": fields["metafile"], **package_metadata(optimized.main)},
         state=[StateSpec(s.name, s.input, s.output, s.initial) for s in optimized.state],
     )
     info = model_info(

@@ -9,8 +9,9 @@ pipeline that `synapc-opt` can replay step by step.
 2. ``apply-layout{layout=...}``: the metafile's `data_layout` (when not "default");
 3. ``dequantize-outputs{outputs=...}``: the quantized outputs the metafile asks for as
    float32;
-4. (``insert-preprocess{...}``: the metafile's `preprocess`, once that pass exists: after
-   the signature passes, which it relies on, before `optimize`)
+4. ``insert-preprocess{...}``: the metafile's `preprocess` of each input, after the
+   signature passes (it reads the input's format, means, scale and layout from them),
+   before `optimize`
 5. ``optimize``: the default optimization pipeline, to a fixed point.
 
 `synapc convert --print-pipeline` prints the spec; ``synapc-opt -p '<spec>'`` run on the
@@ -31,7 +32,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from synapc.context import make_context
 from synapc.convert import signature
 from synapc.errors import SynapcError
-from synapc.metafile import InputSpec, Metafile, OutputSpec
+from synapc.metafile import InputSpec, Metafile, OutputSpec, PreprocessSpec
 from synapc.model import Model
 
 _T = TypeVar("_T")
@@ -73,8 +74,11 @@ def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -
     ]
     if dequantized:
         steps.append(f"dequantize-outputs{{outputs={','.join(map(str, dequantized))}}}")
-    # insert-preprocess (metafile `preprocess`) goes here: after the signature passes,
-    # before optimize
+    # in reverse order: replacing an input by its planes moves the inputs after it
+    for index in reversed(range(len(inputs))):
+        entry = inputs[index]
+        if entry is not None and entry.preprocess is not None:
+            steps.append(_preprocess(index, entry.preprocess))
     steps.append("optimize")
     return ",".join(steps)
 
@@ -130,6 +134,22 @@ def _describe(
     if not options:
         return []
     return [f"describe-io{{{side}={index} {' '.join(options)}}}"]
+
+
+def _preprocess(index: int, spec: PreprocessSpec) -> str:
+    """The ``insert-preprocess`` step of input `index` (its means, scale and colour
+    order come from its ``describe-io`` attributes)."""
+    options = [
+        f"input={index}",
+        f"type={_string(spec.type)}",
+        f"crop={'true' if spec.crop else 'false'}",
+        f"color_range={_string(spec.color_range)}",
+        f"color_matrix={_string(spec.color_matrix)}",
+        f"resize={_string(spec.resize)}",
+    ]
+    if spec.size is not None:
+        options.append(f"size={spec.size[0]},{spec.size[1]}")
+    return f"insert-preprocess{{{' '.join(options)}}}"
 
 
 def _number(value: float) -> str:

@@ -174,11 +174,6 @@ class Metafile:
                 "'default' or 'npu'; heterogeneous execution comes with graph "
                 "partitioning)"
             )
-        for i, spec in enumerate(self.inputs):
-            if spec.preprocess is not None:
-                problems.append(
-                    f"inputs[{i}].preprocess: preprocessing is not supported by synapc yet"
-                )
         if self.quantization is not None:
             problems.append(
                 "quantization: quantizing a float model is not supported by synapc yet "
