@@ -570,3 +570,21 @@ def test_cli_refuses_hostile_metafiles_in_one_line(tmp_path: Path) -> None:
         assert lines[0].startswith(f"synapc: error: {expected}"), lines[0]
         assert "root:" not in result.stderr
         assert not out.exists()
+
+
+def test_a_format_with_control_characters_reaches_the_package(tmp_path: Path) -> None:
+    """Fuzzer finding (metafile case 1-46): a `format` holding a tab, a newline, a
+    carriage return and an escape character made an unparsable pass pipeline (xDSL's
+    option strings have no escape for a carriage return). Escaped or, for the
+    carriage return, form feed and vertical tab, turned into the spaces they mean there,
+    the format reaches the package."""
+    import synapc
+    from synapc.runtime import Network
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "tiny_classifier.onnx"
+    meta = tmp_path / "meta.yaml"
+    text = r"line1\nline2\ttab\r\u001b[31m \"q\" \\"
+    meta.write_text(f'outputs:\n  - format: "{text}"\n')
+    synapc.convert(example, "GENERIC", tmp_path / "out", meta)
+    network = Network(tmp_path / "out" / "model.synap")
+    assert network.outputs[0].spec.format == 'line1\nline2\ttab \x1b[31m "q" \\'

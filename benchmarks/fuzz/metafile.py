@@ -34,6 +34,7 @@ import yaml
 from benchmarks.fuzz.harness import Case
 from benchmarks.fuzz.mutate import INTERESTING_INTS, mutate_bytes
 from synapc.convert import signature
+from synapc.convert.pipeline import pipeline, run_pipeline
 from synapc.metafile import load_metafile, model_anchors
 
 TARGET = "metafile"
@@ -574,8 +575,9 @@ def _prepare(path: Path) -> None:
 def bind(path: Path, model: Path = MODEL, anchors: Callable[[], str] | None = None) -> None:
     """What `synapc convert --model MODEL --meta path` does before optimizing: read and
     validate the metafile, refuse unsupported fields, key the cache by its canonical
-    form, import the model with its shapes and bind its inputs and outputs, apply its
-    layout and dequantization and describe the package's tensors."""
+    form, import the model with its shapes, bind its inputs and outputs, run the
+    conversion pipeline's signature and preprocessing passes and describe the package's
+    tensors."""
     meta = load_metafile(path, anchors=anchors or (lambda: model_anchors(model)))
     meta.require_supported()
     meta.warnings()
@@ -584,18 +586,11 @@ def bind(path: Path, model: Path = MODEL, anchors: Callable[[], str] | None = No
     imported = signature.import_with_metafile(
         model, meta, where, _convert._cut(meta) or None
     )
-    inputs = signature.bind_inputs(imported, meta, where)
-    signature.check_input_shapes(imported, inputs, where, meta)
-    outputs = _convert._bind_outputs(imported, meta, where)
-    have = signature.source_layout(model.name)
-    layout = have if meta.data_layout == "default" else meta.data_layout
-    imported = signature.apply_layout(imported, layout, have)
-    imported = signature.dequantize_outputs(
-        imported,
-        [meta.dequantize_outputs or (e is not None and e.dequantize) for e in outputs],
-    )
-    signature.input_specs(imported, inputs, layout)
-    signature.output_specs(imported, outputs, layout)
+    spec = pipeline(imported, meta, where, signature.source_layout(model.name))
+    steps = spec.removesuffix("optimize").rstrip(",")
+    converted = run_pipeline(imported, steps) if steps else imported
+    signature.input_specs(converted)
+    signature.output_specs(converted)
 
 
 def check(path: Path) -> None:

@@ -78,7 +78,7 @@ def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -
     for index in reversed(range(len(inputs))):
         entry = inputs[index]
         if entry is not None and entry.preprocess is not None:
-            steps.append(_preprocess(index, entry.preprocess))
+            steps.append(preprocess_step(index, entry.preprocess))
     steps.append("optimize")
     return ",".join(steps)
 
@@ -136,9 +136,9 @@ def _describe(
     return [f"describe-io{{{side}={index} {' '.join(options)}}}"]
 
 
-def _preprocess(index: int, spec: PreprocessSpec) -> str:
+def preprocess_step(index: int, spec: PreprocessSpec) -> str:
     """The ``insert-preprocess`` step of input `index` (its means, scale and colour
-    order come from its ``describe-io`` attributes)."""
+    order come from its ``describe-io`` attributes); `synapc preprocess` uses it too."""
     options = [
         f"input={index}",
         f"type={_string(spec.type)}",
@@ -162,10 +162,18 @@ def _number(value: float) -> str:
     return mantissa + e + exponent
 
 
+#: How a string travels in an xDSL pass-option literal: backslash, quote, newline and tab
+#: are escaped; a carriage return, form feed or vertical tab has no escape there and
+#: becomes a space (in a `format` string, as in its `${FILE:...}` substitutions, they
+#: only separate words).
+_OPTION_ESCAPES = str.maketrans(
+    {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": " ", "\f": " ", "\v": " "}
+)
+
+
 def _string(value: str) -> str:
     """A string as a quoted pass-option value."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'
+    return '"' + value.translate(_OPTION_ESCAPES) + '"'
 
 
 def _without_state(model: Model) -> Model:
