@@ -78,27 +78,20 @@ from synapc.io_attributes import (
 )
 from synapc.passes.apply_layout import main_function
 from synapc.passes.common import new_constant
+from synapc.preprocess_types import (
+    COLOR_MATRICES,
+    COLOR_RANGES,
+    CROP_FIELDS,
+    RESIZE_MODES,
+    ROLES,
+    SUBSAMPLED,
+    YUV_TYPES,
+)
 
-#: The preprocessing types (METAFILE.md) and their planes, in input order.
-ROLES: dict[str, tuple[str, ...]] = {
-    "yuv444": ("y", "u", "v"),
-    "yuv420": ("y", "u", "v"),
-    "nv12": ("y", "uv"),
-    "nv21": ("y", "vu"),
-    "gray": ("gray",),
-    "rgb": ("rgb",),
-    "bgra": ("bgra",),
-    "rgb888p": ("rgb",),
-    "rgb888p3": ("r", "g", "b"),
-    "float32": ("float32",),
-}
-YUV_TYPES = ("yuv444", "yuv420", "nv12", "nv21")
-#: The crop scalars, in input order.
-CROP_FIELDS = ("width", "height", "left", "top")
 _CHOICES = {
-    "color_range": ("limited", "full"),
-    "color_matrix": ("bt601", "bt709"),
-    "resize": ("bilinear", "nearest"),
+    "color_range": COLOR_RANGES,
+    "color_matrix": COLOR_MATRICES,
+    "resize": RESIZE_MODES,
     "layout": ("nhwc", "nchw"),
 }
 
@@ -222,7 +215,7 @@ class _Rewrite:
                 "size", f"expected [H, W] of positive sizes, got {list(o.size)}"
             )
         ih, iw = self.image_size((n, h, w, c))
-        if o.type in ("yuv420", "nv12", "nv21") and (ih % 2 or iw % 2):
+        if o.type in SUBSAMPLED and (ih % 2 or iw % 2):
             field = "size" if o.size is not None else "type"
             raise self.fail(
                 field, f"{o.type} (4:2:0) needs an even height and width, got {ih}x{iw}"
@@ -281,7 +274,7 @@ class _Rewrite:
             "uv": (*half, 2),
             "vu": (*half, 2),
         }
-        chroma = half if o.type in ("yuv420", "nv12", "nv21") else (n, h, w)
+        chroma = half if o.type in SUBSAMPLED else (n, h, w)
         shapes.update({r: (*chroma, 1) for r in ("u", "v")})
         shapes.update({r: (n, h, w, 1) for r in ("r", "g", "b")})
         return [(role, TensorType(UI8, shapes[role])) for role in ROLES[o.type]]

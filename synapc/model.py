@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -115,7 +115,31 @@ class Model:
                 if name is None:
                     name = old[i].name if len(old) == len(types) else f"{side}_{i}"
                 infos.append(TensorInfo(name, tuple(t.get_shape()), t.element_type))
+        new.state = [self._moved_state(s, new) for s in self.state]
         return new
+
+    def _moved_state(self, state: StateInfo, new: Model) -> StateInfo:
+        """`state` with its input and output indices in `new`'s signature: the same
+        places when the signature kept its length, else the places of the same names
+        (a pass that replaced an input by several moved the ones after it)."""
+        indices = []
+        for index, old, infos in (
+            (state.input, self.inputs, new.inputs),
+            (state.output, self.outputs, new.outputs),
+        ):
+            if len(old) == len(infos) or not old:  # not old: `from_module`'s start
+                indices.append(index)
+                continue
+            name = old[index].name
+            places = [i for i, info in enumerate(infos) if info.name == name]
+            if len(places) != 1:
+                raise SynapcError(
+                    f"state {state.name!r}: its tensor '{name}' is "
+                    f"{'gone from' if not places else 'not unique in'} the rewritten "
+                    "@main signature"
+                )
+            indices.append(places[0])
+        return replace(state, input=indices[0], output=indices[1])
 
     @property
     def main(self) -> FuncOp:

@@ -32,6 +32,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 import synapc
 from synapc.context import make_context
+from synapc.errors import SynapcError
 from synapc.files import replacing
 from synapc.interrupts import run_interruptible
 from synapc.mlir_io import MLIRTextError, read_stream, write_module
@@ -180,7 +181,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         where = f"{tool.get_input_name()}: " if tool is not None else ""
         print(f"synapc-opt: {where}{error}", file=sys.stderr)
         return 1
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, SynapcError) as error:  # SynapcError: a pass refused
         print(f"synapc-opt: error: {error}", file=sys.stderr)
         return 1
     return 0

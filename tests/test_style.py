@@ -31,6 +31,20 @@ def test_ruff_is_clean(command: list[str]) -> None:
 FORBIDDEN_IMPORTS = {
     "dialects": ("synapc.passes", "synapc.backends", "synapc.importers", "synapc.convert"),
     "passes": ("synapc.backends", "synapc.importers", "synapc.convert"),
+    # the runtime: the package format, numpy, JAX and Pillow (plus leaf modules such as
+    # synapc.errors and synapc.preprocess_types), never the compiler
+    "synapc/runtime": (
+        "xdsl",
+        "synapc.dialects",
+        "synapc.passes",
+        "synapc.importers",
+        "synapc.convert",
+        "synapc.tools",
+        "synapc.backends.jax",
+        "synapc.io_attributes",
+        "synapc.model",
+        "synapc.compiler",
+    ),
 }
 
 

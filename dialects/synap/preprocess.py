@@ -156,7 +156,7 @@ _ENUM_PROPS: dict[str, type[EnumAttribute[Any]]] = {
 }
 
 
-class _PreprocessOp(SynapOp):
+class PreprocessOp(SynapOp):
     """A synap op whose `make` also takes its enumerated properties as enum members or
     their strings (e.g. ``format="nv12"``)."""
 
@@ -171,7 +171,7 @@ class _PreprocessOp(SynapOp):
 
 
 @irdl_op_definition
-class YuvToRgbOp(_PreprocessOp):
+class YuvToRgbOp(PreprocessOp):
     """The RGB image of a YUV frame given as uint8 planes (see `YuvFormat`).
 
     Per pixel, with U' = U - 128, V' = V - 128 and Y' = max(Y - 16, 0) in limited range
@@ -214,7 +214,7 @@ class YuvToRgbOp(_PreprocessOp):
 
 
 @irdl_op_definition
-class CropResizeOp(_PreprocessOp):
+class CropResizeOp(PreprocessOp):
     """An NHWC image (ui8 or f32), or a crop rectangle of it, resized to `size` [h, w].
 
     Without crop operands the whole image is resized; with them (four i32 scalars:

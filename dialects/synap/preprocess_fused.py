@@ -35,16 +35,16 @@ from synapc.dialects.synap.preprocess import (
     CropResizeMode,
     CropResizeModeAttr,
     CropResizeOp,
+    PreprocessOp,
     YuvFormat,
     YuvFormatAttr,
-    _PreprocessOp,
     yuv_planes,
 )
 from synapc.dialects.synap.shapes import ShapeError
 
 
 @irdl_op_definition
-class YuvToRgbResizeOp(_PreprocessOp):
+class YuvToRgbResizeOp(PreprocessOp):
     """``crop_resize(yuv_to_rgb(planes), crop)``: the planes of a YUV frame (as
     `synap.yuv_to_rgb` takes them, per `format`), then optionally four i32 crop scalars
     (width, height, left, top), all in `inputs`; the result is the N x size[0] x size[1]

@@ -31,6 +31,7 @@ from synapc.convert.output import (
     INTERMEDIATE,
     MODEL_INFO,
     PACKAGE,
+    State,
     cache_key,
     file_sha256,
     open_output,
@@ -54,6 +55,8 @@ __all__ = [
     "Conversion",
     "conversion_pipeline",
     "convert",
+    "package_files",
+    "write_output",
 ]
 
 
@@ -110,22 +113,51 @@ def convert(
         "profiling": str(profiling),
         "synapc": version("synapc"),
     }
+    timing: list[float] = []
+
+    def written(cached: bool) -> None:
+        timing.append(time.perf_counter() - start)
+        say(f"converted {path.name} for {spec.name} in {timing[0]:.1f} s: {out / PACKAGE}")
+
+    cached = write_output(
+        out,
+        before,
+        fields,
+        lambda: _convert(path, spec.name, metafile, fields, profiling, preserve, say),
+        say,
+        use_cache=not preserve,
+        written=written,
+    )
+    return Conversion(out, out / PACKAGE, out / MODEL_INFO, cached, timing[0])
+
+
+def write_output(
+    out: Path,
+    before: State,
+    fields: dict[str, str],
+    make: Callable[[], dict[str, bytes]],
+    say: Callable[[str], None],
+    *,
+    use_cache: bool = True,
+    written: Callable[[bool], None] | None = None,
+) -> bool:
+    """Write a conversion's files into the output folder `out` with the protocol of
+    `synapc.convert.output` (lock, conflict check against `before`, the cache of
+    `fields`, all or nothing): the cached files when they are this conversion's (and
+    `use_cache`), else `make()`'s. `written(cached)` runs once they are in place, still
+    under the lock. Whether the cache served them. A failure or Ctrl-C at any point
+    removes what this conversion wrote, and the folder if it created it."""
     key = cache_key(**fields)
-    # a failure or Ctrl-C at any point removes what this conversion wrote, and the
-    # folder if it created it
     with open_output(out, say) as output:
         output.check_unchanged(before, key)
-        cached = None if preserve else output.read_cache(key, fields)
+        cached = output.read_cache(key, fields) if use_cache else None
         if cached is not None:
             say("using the cached conversion")
-            files = cached
-        else:
-            files = _convert(path, spec.name, metafile, fields, profiling, preserve, say)
+        files = cached if cached is not None else make()
         output.write(key, fields, files)
-        seconds = time.perf_counter() - start
-        # said under the lock: what this process wrote is in the folder
-        say(f"converted {path.name} for {spec.name} in {seconds:.1f} s: {out / PACKAGE}")
-    return Conversion(out, out / PACKAGE, out / MODEL_INFO, cached is not None, seconds)
+        if written is not None:
+            written(cached is not None)
+    return cached is not None
 
 
 def _metafile(meta: str | os.PathLike[str] | None, model: Path) -> Metafile:
@@ -178,6 +210,36 @@ def _convert(
     tick = time.perf_counter()
     optimized = run_pipeline(model, passes, between)
     say(f"optimized in {time.perf_counter() - tick:.1f} s")
+    files = package_files(
+        optimized,
+        spec.name,
+        path.name,
+        fields,
+        source_names,
+        {"metafile": fields["metafile"]},
+        profiling,
+        say,
+    )
+    return {**files, **stages}
+
+
+def package_files(
+    optimized: Model,
+    target: str,
+    source: str,
+    fields: dict[str, str],
+    source_layer_names: list[str],
+    metadata: dict[str, str],
+    profiling: bool = False,
+    say: Callable[[str], None] | None = None,
+) -> dict[str, bytes]:
+    """`PACKAGE` and `MODEL_INFO` of the converted model `optimized` (after the
+    pipeline) for `target`: compiled, exported and described; `source` names the model
+    (file), `fields` are the conversion's cache fields (its "model" hash and "synapc"
+    version go into the package), `metadata` is added to the package's (with the
+    preprocessing description of `insert-preprocess`)."""
+    say = say or (lambda message: None)
+    spec = get_target(target)
     inputs = signature.input_specs(optimized)
     outputs = signature.output_specs(optimized)
 
@@ -186,26 +248,26 @@ def _convert(
     say(f"compiled and exported in {time.perf_counter() - tick:.1f} s")
     package = build_package(
         target=spec.name,
-        source={"model": path.name, "sha256": fields["model"], "synapc": fields["synapc"]},
+        source={"model": source, "sha256": fields["model"], "synapc": fields["synapc"]},
         inputs=inputs,
         outputs=outputs,
         output_refs=[(0, j) for j in range(len(outputs))],
         subgraphs=[subgraph],
-        metadata={"metafile": fields["metafile"], **package_metadata(optimized.main)},
+        metadata={**metadata, **package_metadata(optimized.main)},
         state=[StateSpec(s.name, s.input, s.output, s.initial) for s in optimized.state],
     )
     info = model_info(
-        title=f"synapc {fields['synapc']}: {path.name} converted for {spec.name}\n"
+        title=f"synapc {fields['synapc']}: {source} converted for {spec.name}\n"
         f"model sha256: {fields['model']}",
         func=optimized.main,
         target=spec,
-        source_layer_names=source_names,
+        source_layer_names=source_layer_names,
         inputs=inputs,
         outputs=outputs,
         subgraphs=[subgraph],
         layers=layer_ops(optimized.main),
     )
-    return {PACKAGE: package, MODEL_INFO: info.encode(), **stages}
+    return {PACKAGE: package, MODEL_INFO: info.encode()}
 
 
 def conversion_pipeline(

@@ -46,37 +46,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from synapc.errors import SynapcError
+from synapc.preprocess_types import COLOR_MATRICES, COLOR_RANGES, ROLES, SUBSAMPLED, TYPES
 
-#: The preprocessing input types, as METAFILE.md lists them.
-TYPES = (
-    "yuv444",
-    "yuv420",
-    "nv12",
-    "nv21",
-    "gray",
-    "rgb",
-    "bgra",
-    "rgb888p",
-    "rgb888p3",
-    "float32",
-)
-#: The planes of each type, in input order (the `plane=<role>` of their format).
-ROLES: dict[str, tuple[str, ...]] = {
-    "yuv444": ("y", "u", "v"),
-    "yuv420": ("y", "u", "v"),
-    "nv12": ("y", "uv"),
-    "nv21": ("y", "vu"),
-    "gray": ("gray",),
-    "rgb": ("rgb",),
-    "bgra": ("bgra",),
-    "rgb888p": ("rgb",),
-    "rgb888p3": ("r", "g", "b"),
-    "float32": ("float32",),
-}
-#: Types whose chroma has half the height and width of the luma (4:2:0).
-SUBSAMPLED = frozenset({"yuv420", "nv12", "nv21"})
-COLOR_RANGES = ("limited", "full")
-COLOR_MATRICES = ("bt601", "bt709")
 #: (Kr, Kb) of each colour matrix.
 _KR_KB = {"bt601": (0.299, 0.114), "bt709": (0.2126, 0.0722)}
 #: Channels of each plane role laid out as HxWxC (rgb888p's is 3xHxW; float32 is RGB).
@@ -319,27 +290,43 @@ def planes_to_rgb(
     return _round_u8(values.astype(np.float64))
 
 
-def read_rgb(path: str | os.PathLike[str]) -> np.ndarray:
-    """Decode an image file (anything Pillow reads) into an H x W x 3 uint8 RGB array
-    (gray, palette and alpha images converted to RGB); an unreadable file is a
-    `SynapcError` naming it and saying why."""
+def read_image(path: str | os.PathLike[str]) -> np.ndarray:
+    """Decode an image file (anything Pillow reads) into an H x W x C uint8 array (C: 1
+    gray, 2 gray + alpha, 3 RGB, 4 RGBA); palettes are expanded, other modes converted
+    to RGB (or to gray / RGBA where they are gray / transparent). An unreadable image is
+    a `SynapcError` saying why (callers name the file)."""
     from PIL import Image, UnidentifiedImageError
 
     try:
         with Image.open(path) as image:
             image.load()
-            pixels = np.asarray(image.convert("RGB"), np.uint8)
+            if image.mode not in ("L", "LA", "RGB", "RGBA"):
+                transparent = "A" in image.mode or "transparency" in image.info
+                gray = image.mode in ("1", "I", "I;16", "F")
+                image = image.convert("L" if gray else "RGBA" if transparent else "RGB")
+            pixels = np.asarray(image, np.uint8)
     except FileNotFoundError:
-        raise SynapcError(f"{path}: no such file") from None
+        raise SynapcError("no such file") from None
     except UnidentifiedImageError:
-        raise SynapcError(
-            f"{path}: not a readable image (unknown or corrupt format)"
-        ) from None
+        raise SynapcError("not a readable image (unknown or corrupt format)") from None
     except Image.DecompressionBombError as error:
-        raise SynapcError(f"{path}: image too large ({error})") from None
+        raise SynapcError(f"image too large ({error})") from None
     except (OSError, ValueError, SyntaxError) as error:
-        raise SynapcError(f"{path}: corrupt or truncated image ({error})") from None
-    return pixels
+        raise SynapcError(f"corrupt or truncated image ({error})") from None
+    return pixels[:, :, np.newaxis] if pixels.ndim == 2 else pixels
+
+
+def read_rgb(path: str | os.PathLike[str]) -> np.ndarray:
+    """Decode an image file into an H x W x 3 uint8 RGB array (`read_image`; gray
+    repeated over the three channels, alpha dropped); an unreadable file is a
+    `SynapcError` naming it and saying why."""
+    try:
+        pixels = read_image(path)
+    except SynapcError as error:
+        raise SynapcError(f"{path}: {error}") from None
+    if pixels.shape[2] in (1, 2):
+        return np.repeat(pixels[:, :, :1], 3, axis=2)
+    return np.ascontiguousarray(pixels[:, :, :3])
 
 
 def write_rgb(path: str | os.PathLike[str], rgb: np.ndarray) -> None:

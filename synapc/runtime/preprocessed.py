@@ -4,7 +4,7 @@ A package converted with a metafile `preprocess` lists in its metadata key "prep
 (a JSON list, contract18) one object per preprocessed input: the original input's name
 (`input`), `type`, `size`, `crop`, `color_range`, `color_matrix`, `resize`, `layout` and
 `inputs`, the names of the model inputs that replace it (the planes of the type in
-`images.ROLES` order, then with `crop` the four int32 scalars width, height, left, top).
+`ROLES` order, then with `crop` the four int32 scalars width, height, left, top).
 `PreprocessedInput` ties those `Tensor`s together so that `Tensor.assign` of an image (a
 file path or an H x W x 3 uint8 RGB array) on the first plane fills every plane, and
 checks the crop rectangle before each `predict`. The crop scalars start as the whole
@@ -24,13 +24,12 @@ import numpy as np
 
 from synapc.backends.package import PackageError
 from synapc.errors import SynapcError
+from synapc.preprocess_types import CROP_FIELDS, ROLES
 from synapc.runtime import images
 
 if TYPE_CHECKING:
     from synapc.runtime.tensor import Tensor
 
-#: The crop scalars, in input order.
-CROP_FIELDS = ("width", "height", "left", "top")
 _DEFAULTS = {"color_range": "limited", "color_matrix": "bt601", "layout": "nhwc"}
 
 
@@ -209,7 +208,7 @@ def _group(
     type_, crop = entry["type"], entry.get("crop", False)
     if not isinstance(crop, bool):
         raise _entry_error(path, f"{at}.crop", "expected true or false")
-    roles = images.ROLES[type_]
+    roles = ROLES[type_]
     names = entry.get("inputs")
     count = len(roles) + (len(CROP_FIELDS) if crop else 0)
     if not isinstance(names, list) or len(names) != count:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from synapc.errors import SynapcError
+from synapc.runtime.images import read_image
 
 if TYPE_CHECKING:
     from synapc.runtime import Tensor
@@ -236,26 +237,3 @@ def assign_inputs(
                 raise input_error(path, tensor, str(error)) from None
         sources.append(InputSource(tensor.name, path))
     return sources
-
-
-def read_image(path: Path) -> np.ndarray:
-    """Decode an image file into an H x W x C uint8 array (C: 1 gray, 2 gray + alpha, 3
-    RGB, 4 RGBA); palettes are expanded, other modes converted to RGB. An unreadable
-    image is a `SynapcError` saying why."""
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        with Image.open(path) as image:
-            image.load()
-            if image.mode not in ("L", "LA", "RGB", "RGBA"):
-                transparent = "A" in image.mode or "transparency" in image.info
-                gray = image.mode in ("1", "I", "I;16", "F")
-                image = image.convert("L" if gray else "RGBA" if transparent else "RGB")
-            pixels = np.asarray(image, np.uint8)
-    except UnidentifiedImageError:
-        raise SynapcError("not a readable image (unknown or corrupt format)") from None
-    except Image.DecompressionBombError as error:
-        raise SynapcError(f"image too large ({error})") from None
-    except (OSError, ValueError, SyntaxError) as error:
-        raise SynapcError(f"corrupt or truncated image ({error})") from None
-    return pixels[:, :, np.newaxis] if pixels.ndim == 2 else pixels

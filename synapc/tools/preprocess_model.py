@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from synapc.errors import SynapcError
@@ -41,10 +43,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default="VS680", help="VS680 (default), VS640...")
 
 
-def _quoted(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def model_text(to: str, shape: list[int], layout: str) -> str:
     """The pass-through model whose input the preprocessing replaces."""
     if to not in OUTPUTS:
@@ -63,63 +61,64 @@ def model_text(to: str, shape: list[int], layout: str) -> str:
 
 
 def pipeline(args: argparse.Namespace) -> str:
-    """The ``-p`` spec that inserts the preprocessing and optimizes."""
-    options = [
-        f"type={_quoted(args.type)}",
-        f"crop={'true' if args.crop else 'false'}",
-        f"color_range={_quoted(args.color_range)}",
-        f"color_matrix={_quoted(args.color_matrix)}",
-        f"resize={_quoted(args.resize)}",
-        f"bgr={'true' if args.to == 'bgr' else 'false'}",
-    ]
-    if args.size is not None:
-        options.append(f"size={args.size[0]},{args.size[1]}")
-    return f"insert-preprocess{{{' '.join(options)}}},optimize"
+    """The ``-p`` spec that inserts the preprocessing (`synapc convert`'s step; the
+    channel order comes from the model's input format, `--to`) and optimizes."""
+    from synapc.convert.pipeline import preprocess_step
+    from synapc.metafile.model import PreprocessSpec
+
+    spec = PreprocessSpec(
+        type=args.type,
+        size=None if args.size is None else (args.size[0], args.size[1]),
+        crop=bool(args.crop),
+        color_range=args.color_range,
+        color_matrix=args.color_matrix,
+        resize=args.resize,
+    )
+    return f"{preprocess_step(0, spec)},optimize"
 
 
-def build(args: argparse.Namespace) -> Path:
-    """Build, compile and write the preprocessing model; the package's path."""
+def build(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> Path:
+    """Build, compile and write the preprocessing model into ``--out-dir`` with the
+    output-folder protocol of `synapc convert` (`synapc.convert.output`: locked, all or
+    nothing, cached by the options); the package's path. Bad options are a
+    `SynapcError` before the folder is touched."""
     from importlib.metadata import version
 
-    from synapc.backends.package import build_package
     from synapc.backends.targets import get_target
-    from synapc.convert import signature
-    from synapc.convert.executable import build_subgraph
+    from synapc.convert.convert import package_files, write_output
+    from synapc.convert.model_info import layer_names
+    from synapc.convert.output import PACKAGE, output_state
     from synapc.convert.pipeline import run_pipeline
     from synapc.mlir_io import parse_module
     from synapc.model import Model
-    from synapc.passes.insert_preprocess import package_metadata
     from synapc.weights import WeightStore
 
+    say = say or (lambda message: None)
+    out = Path(args.out_dir)
+    before = output_state(out)
     spec = get_target(args.target)
     text = model_text(args.to, list(args.shape), args.layout)
-    weights = WeightStore()
+    passes = pipeline(args)
     name = _model_name(args)
-    model = Model.from_module(parse_module(text, weights, name=name), weights, name)
-    converted = run_pipeline(model, pipeline(args))
-    inputs = signature.input_specs(converted)
-    outputs = signature.output_specs(converted)
-    subgraph = build_subgraph(converted, spec, inputs, outputs)
-    package = build_package(
-        target=spec.name,
-        source={
-            "model": name,
-            "sha256": hashlib.sha256(text.encode()).hexdigest(),
-            "synapc": version("synapc"),
-        },
-        inputs=inputs,
-        outputs=outputs,
-        output_refs=[(0, j) for j in range(len(outputs))],
-        subgraphs=[subgraph],
-        metadata=package_metadata(converted.main),
-    )
-    out = Path(args.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "model.synap"
-    temporary = out / ".model.synap.partial"
-    temporary.write_bytes(package)
-    temporary.replace(path)
-    return path
+    fields = {
+        # the pass-through model and the pipeline determine the conversion
+        "model": hashlib.sha256(f"{text}\n{passes}".encode()).hexdigest(),
+        "metafile": passes,
+        "target": spec.name,
+        "profiling": str(False),
+        "synapc": version("synapc"),
+    }
+
+    def make() -> dict[str, bytes]:
+        weights = WeightStore()
+        model = Model.from_module(parse_module(text, weights, name=name), weights, name)
+        converted = run_pipeline(model, passes)
+        return package_files(
+            converted, spec.name, name, fields, layer_names(model.main), {}, False, say
+        )
+
+    write_output(out, before, fields, make, say)
+    return out / PACKAGE
 
 
 def _model_name(args: argparse.Namespace) -> str:
@@ -132,6 +131,12 @@ def _model_name(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """`synapc preprocess`: build the model and say where it is."""
-    path = build(args)
+    path = build(args, _warn)
     print(f"wrote {path}")
     return 0
+
+
+def _warn(message: str) -> None:
+    """Print the output folder's warnings and waits to stderr (not the progress)."""
+    if message.startswith(("warning", "waiting", "using the cached")):
+        print(message, file=sys.stderr)

@@ -41,7 +41,7 @@ from synapc.dialects.synap.preprocess import (
 )
 
 #: Fractional bits of the colour coefficients (OpenCV's ITUR_BT_601_SHIFT).
-_COLOR_BITS = 20
+COLOR_BITS = 20
 #: ITU-R BT.709-6's luma weights of red and blue (green: 1 - Kr - Kb).
 _KR, _KB = 0.2126, 0.0722
 _KG = 1 - _KR - _KB
@@ -55,7 +55,7 @@ _BT709 = (
 #: Per (range, matrix): the coefficients (cy, cvr, cug, cvg, cub); see YuvToRgbOp.
 #: BT.601's are METAFILE.md's (limited range: OpenCV's); limited-range BT.709 scales Y by
 #: 255/219 and chroma by 255/224.
-_COLOR_COEFFICIENTS: dict[tuple[ColorRange, ColorMatrix], tuple[float, ...]] = {
+COLOR_COEFFICIENTS: dict[tuple[ColorRange, ColorMatrix], tuple[float, ...]] = {
     (ColorRange.LIMITED, ColorMatrix.BT601): (1.164, 1.596, -0.391, -0.813, 2.018),
     (ColorRange.FULL, ColorMatrix.BT601): (1.0, 1.402, -0.344, -0.714, 1.772),
     (ColorRange.LIMITED, ColorMatrix.BT709): (255 / 219, *(c * 255 / 224 for c in _BT709)),
@@ -65,9 +65,20 @@ _COLOR_COEFFICIENTS: dict[tuple[ColorRange, ColorMatrix], tuple[float, ...]] = {
 _WEIGHT_BITS = 11
 
 
-def _fixed(coefficient: float) -> int:
+def fixed_point(coefficient: float) -> int:
     """A colour coefficient in 20-bit fixed point."""
-    return round(coefficient * (1 << _COLOR_BITS))
+    return round(coefficient * (1 << COLOR_BITS))
+
+
+def fixed_coefficients(
+    color_range: ColorRange, matrix: ColorMatrix
+) -> tuple[int, int, int, int, int]:
+    """(cy, cvr, cug, cvg, cub) of a range and matrix in 20-bit fixed point: the
+    integers both the colour converter and the fused converter-resizer multiply by."""
+    cy, cvr, cug, cvg, cub = (
+        fixed_point(c) for c in COLOR_COEFFICIENTS[(color_range, matrix)]
+    )
+    return cy, cvr, cug, cvg, cub
 
 
 def _chroma(planes: list[jax.Array], fmt: YuvFormat) -> tuple[jax.Array, jax.Array]:
@@ -91,7 +102,7 @@ def yuv_to_rgb(
     The chroma terms are computed at chroma resolution; for 4:2:0 the luma is viewed
     as N x H/2 x 2 x W/2 x 2 blocks so each chroma term broadcasts over its 2 x 2 block
     without being repeated in memory."""
-    cy, cvr, cug, cvg, cub = (_fixed(c) for c in _COLOR_COEFFICIENTS[(color_range, matrix)])
+    cy, cvr, cug, cvg, cub = fixed_coefficients(color_range, matrix)
     u, v = (p.astype(jnp.int32) - 128 for p in _chroma(planes, fmt))
     terms = [cvr * v, cug * u + cvg * v, cub * u]
     y = planes[0][..., 0].astype(jnp.int32)
@@ -101,10 +112,8 @@ def yuv_to_rgb(
         terms = [t[:, :, None, :, None] for t in terms]
     if color_range == ColorRange.LIMITED:
         y = jnp.maximum(y - 16, 0)
-    base = y * cy + (1 << (_COLOR_BITS - 1))
-    channels = [
-        jnp.clip((base + t) >> _COLOR_BITS, 0, 255).astype(jnp.uint8) for t in terms
-    ]
+    base = y * cy + (1 << (COLOR_BITS - 1))
+    channels = [jnp.clip((base + t) >> COLOR_BITS, 0, 255).astype(jnp.uint8) for t in terms]
     if bgr:
         channels.reverse()
     return jnp.stack(channels, axis=-1).reshape(n, h, w, 3)
@@ -139,7 +148,7 @@ def _source_positions(size_in: jax.Array, size_out: int) -> jax.Array:
         return (product - 0.5).astype(jnp.float32)
 
 
-def _linear_taps(
+def linear_taps(
     size_in: jax.Array, size_out: int, clamp_fraction: bool
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """The two source indices (within [0, size_in)) and the float32 fraction (weight
@@ -158,7 +167,7 @@ def _linear_taps(
     return first, second, fraction
 
 
-def _nearest_indices(size_in: jax.Array, size_out: int) -> jax.Array:
+def nearest_indices(size_in: jax.Array, size_out: int) -> jax.Array:
     """OpenCV's INTER_NEAREST source index: ``min(floor(d * (1 / (out / in))), in - 1)``
     in double."""
     with x64():
@@ -167,7 +176,7 @@ def _nearest_indices(size_in: jax.Array, size_out: int) -> jax.Array:
     return jnp.minimum(index, size_in - 1)
 
 
-def _fixed_weights(fraction: jax.Array) -> tuple[jax.Array, jax.Array]:
+def fixed_weights(fraction: jax.Array) -> tuple[jax.Array, jax.Array]:
     """The 11-bit weights of the two taps, each rounded half to even as OpenCV's
     saturate_cast<short> rounds."""
     one = jnp.float32(1 << _WEIGHT_BITS)
@@ -175,7 +184,7 @@ def _fixed_weights(fraction: jax.Array) -> tuple[jax.Array, jax.Array]:
     return first, jnp.round(fraction * one).astype(jnp.int32)
 
 
-def _along(weights: jax.Array, axis: int) -> jax.Array:
+def along_axis(weights: jax.Array, axis: int) -> jax.Array:
     """Per-index weights shaped to broadcast along `axis` of an NHWC tensor."""
     shape = [1, 1, 1, 1]
     shape[axis] = weights.shape[0]
@@ -189,8 +198,8 @@ def _bilinear_uint8(
 ) -> jax.Array:
     """OpenCV's fixed-point INTER_LINEAR for uint8, given the taps of both axes
     (absolute indices into `image`)."""
-    a0, a1 = (_along(w, 2) for w in _fixed_weights(cols[2]))
-    b0, b1 = (_along(w, 1) for w in _fixed_weights(rows[2]))
+    a0, a1 = (along_axis(w, 2) for w in fixed_weights(cols[2]))
+    b0, b1 = (along_axis(w, 1) for w in fixed_weights(rows[2]))
 
     def horizontal(row_index: jax.Array) -> jax.Array:
         picked = jnp.take(image, row_index, axis=1, mode="clip").astype(jnp.int32)
@@ -198,7 +207,16 @@ def _bilinear_uint8(
         right = jnp.take(picked, cols[1], axis=2, mode="clip")
         return left * a0 + right * a1
 
-    top, bottom = horizontal(rows[0]), horizontal(rows[1])
+    return combine_rows(horizontal(rows[0]), horizontal(rows[1]), b0, b1)
+
+
+def combine_rows(
+    top: jax.Array, bottom: jax.Array, b0: jax.Array, b1: jax.Array
+) -> jax.Array:
+    """OpenCV's vertical uint8 INTER_LINEAR pass over two horizontally resized rows
+    (int32, each a value times 2048) with their 11-bit weights `b0`, `b1`: each row
+    shifted right by 4, multiplied by its weight keeping the high 16 bits, the two
+    summed, rounded by 2 bits and clipped to uint8 (OpenCV's SIMD kernel)."""
     total = ((top >> 4) * b0 >> 16) + ((bottom >> 4) * b1 >> 16)
     return jnp.clip((total + 2) >> 2, 0, 255).astype(jnp.uint8)
 
@@ -209,7 +227,7 @@ def _bilinear_float(
     cols: tuple[jax.Array, jax.Array, jax.Array],
 ) -> jax.Array:
     """OpenCV's INTER_LINEAR for float images: float weights, horizontal then vertical."""
-    a1, b1 = _along(cols[2], 2), _along(rows[2], 1)
+    a1, b1 = along_axis(cols[2], 2), along_axis(rows[2], 1)
     a0, b0 = 1 - a1, 1 - b1
 
     def horizontal(row_index: jax.Array) -> jax.Array:
@@ -221,7 +239,7 @@ def _bilinear_float(
     return horizontal(rows[0]) * b0 + horizontal(rows[1]) * b1
 
 
-def _crop_rectangle(
+def crop_rectangle(
     image_shape: tuple[int, ...], crop: list[jax.Array]
 ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """(width, height, left, top) of the rectangle to resize, clamped into the image
@@ -241,15 +259,15 @@ def crop_resize(
 ) -> jax.Array:
     """`image` (N x H x W x C, uint8 or float32), or its crop rectangle (width,
     height, left, top scalars), resized to `size` as OpenCV's `cv2.resize` does."""
-    width, height, left, top = _crop_rectangle(image.shape, crop)
+    width, height, left, top = crop_rectangle(image.shape, crop)
     out_h, out_w = size
     if mode == CropResizeMode.NEAREST:
-        rows = _nearest_indices(height, out_h) + top
-        cols = _nearest_indices(width, out_w) + left
+        rows = nearest_indices(height, out_h) + top
+        cols = nearest_indices(width, out_w) + left
         picked = jnp.take(image, rows, axis=1, mode="clip")
         return jnp.take(picked, cols, axis=2, mode="clip")
-    r0, r1, fy = _linear_taps(height, out_h, clamp_fraction=False)
-    c0, c1, fx = _linear_taps(width, out_w, clamp_fraction=True)
+    r0, r1, fy = linear_taps(height, out_h, clamp_fraction=False)
+    c0, c1, fx = linear_taps(width, out_w, clamp_fraction=True)
     rows, cols = (r0 + top, r1 + top, fy), (c0 + left, c1 + left, fx)
     if image.dtype == jnp.uint8:
         return _bilinear_uint8(image, rows, cols)

@@ -17,14 +17,14 @@ import jax.numpy as jnp
 
 from synapc.backends.jax.lowering import LoweringContext, kernel, op_check
 from synapc.backends.jax.ops.preprocess import (
-    _COLOR_BITS,
-    _COLOR_COEFFICIENTS,
-    _along,
-    _crop_rectangle,
-    _fixed,
-    _fixed_weights,
-    _linear_taps,
-    _nearest_indices,
+    COLOR_BITS,
+    along_axis,
+    combine_rows,
+    crop_rectangle,
+    fixed_coefficients,
+    fixed_weights,
+    linear_taps,
+    nearest_indices,
 )
 from synapc.dialects.synap.base import shape_of
 from synapc.dialects.synap.preprocess import (
@@ -77,7 +77,7 @@ def _gathered_rgb(
             _take2(p[..., 0], rows // sub, cols // sub).astype(jnp.int32) - 128
             for p in planes[1:]
         )
-    cy, cvr, cug, cvg, cub = (_fixed(c) for c in _COLOR_COEFFICIENTS[(color_range, matrix)])
+    cy, cvr, cug, cvg, cub = fixed_coefficients(color_range, matrix)
     coefficients = [[cy, 0, cvr], [cy, cug, cvg], [cy, cub, 0]]
     if bgr:
         coefficients.reverse()
@@ -87,25 +87,25 @@ def _gathered_rgb(
         jnp.asarray(coefficients, jnp.int32),
         preferred_element_type=jnp.int32,
     )
-    rounded = (sums + (1 << (_COLOR_BITS - 1))) >> _COLOR_BITS
+    rounded = (sums + (1 << (COLOR_BITS - 1))) >> COLOR_BITS
     return jnp.clip(rounded, 0, 255).astype(jnp.uint8)
 
 
 def _bilinear_blocks(grid: jax.Array, fy: jax.Array, fx: jax.Array) -> jax.Array:
     """OpenCV's fixed-point INTER_LINEAR of a gathered grid whose rows are the top
     taps then the bottom taps and whose columns are the left taps then the right taps
-    (so each tap is a slice): the arithmetic of `preprocess._bilinear_uint8`."""
+    (so each tap is a slice), with `combine_rows` for the vertical pass."""
     out_h, out_w = grid.shape[1] // 2, grid.shape[2] // 2
-    a0, a1 = (_along(w, 2) for w in _fixed_weights(fx))
-    b0, b1 = (_along(w, 1) for w in _fixed_weights(fy))
+    a0, a1 = (along_axis(w, 2) for w in fixed_weights(fx))
+    b0, b1 = (along_axis(w, 1) for w in fixed_weights(fy))
     pixels = grid.astype(jnp.int32)
 
     def horizontal(row_block: jax.Array) -> jax.Array:
         return row_block[:, :, :out_w] * a0 + row_block[:, :, out_w:] * a1
 
-    top, bottom = horizontal(pixels[:, :out_h]), horizontal(pixels[:, out_h:])
-    total = ((top >> 4) * b0 >> 16) + ((bottom >> 4) * b1 >> 16)
-    return jnp.clip((total + 2) >> 2, 0, 255).astype(jnp.uint8)
+    return combine_rows(
+        horizontal(pixels[:, :out_h]), horizontal(pixels[:, out_h:]), b0, b1
+    )
 
 
 def yuv_to_rgb_resize(
@@ -119,14 +119,14 @@ def yuv_to_rgb_resize(
     """``crop_resize(yuv_to_rgb(planes, fmt, *color), crop, size, mode)``, converting
     only the pixels the resize reads (`color`: range, matrix, bgr)."""
     n, height_in, width_in, _ = planes[0].shape
-    width, height, left, top = _crop_rectangle((n, height_in, width_in, 3), crop)
+    width, height, left, top = crop_rectangle((n, height_in, width_in, 3), crop)
     out_h, out_w = size
     if mode == CropResizeMode.NEAREST:
-        rows = _nearest_indices(height, out_h) + top
-        cols = _nearest_indices(width, out_w) + left
+        rows = nearest_indices(height, out_h) + top
+        cols = nearest_indices(width, out_w) + left
         return _gathered_rgb(planes, fmt, rows, cols, color)
-    r0, r1, fy = _linear_taps(height, out_h, clamp_fraction=False)
-    c0, c1, fx = _linear_taps(width, out_w, clamp_fraction=True)
+    r0, r1, fy = linear_taps(height, out_h, clamp_fraction=False)
+    c0, c1, fx = linear_taps(width, out_w, clamp_fraction=True)
     rows = jnp.concatenate([r0, r1]) + top
     cols = jnp.concatenate([c0, c1]) + left
     grid = _gathered_rgb(planes, fmt, rows, cols, color)
