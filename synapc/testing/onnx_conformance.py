@@ -270,8 +270,6 @@ MODEL_EXCLUDED: dict[str, str] = {
     "test_gradient_of_add": "Gradient (ai.onnx.preview.training) is a training op",
     "test_gradient_of_add_and_mul": "Gradient (ai.onnx.preview.training) is a training op",
     **{f"test_sequence_model{k}": _SEQ for k in range(1, 9)},
-    "test_shrink": "Shrink is not converted by the ONNX importer",
-    "test_sign_model": "Sign is not converted by the ONNX importer",
     **{
         f"test_strnorm_model_{suffix}": _STR
         for suffix in (
@@ -283,7 +281,6 @@ MODEL_EXCLUDED: dict[str, str] = {
             "nostopwords_nochangecase",
         )
     },
-    "test_Softplus": "Softplus is not converted (no softplus op in synap)",
     **{
         name: _F64_GARBAGE
         for name in (
