@@ -7,75 +7,26 @@ and operator."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
 
-import synapc
+from synapc.testing.onnx_cases import (
+    assert_refused,
+    check_against_reference,
+    save_node_model,
+)
 
 _RNG = np.random.default_rng(2)
-
-
-def _model(
-    tmp_path: Path,
-    op_type: str,
-    inputs: dict[str, np.ndarray],
-    constants: tuple[str, ...] = (),
-    **attrs: Any,
-) -> Path:
-    """A model of one `op_type` node 'the_layer' of `inputs` (those named in
-    `constants` are initializers), output 'y'."""
-    node = helper.make_node(op_type, list(inputs), ["y"], name="the_layer", **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
-            )
-            for n, a in inputs.items()
-            if n not in constants
-        ],
-        [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)],
-        [numpy_helper.from_array(inputs[n], n) for n in constants],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
-    path = tmp_path / "model.onnx"
-    onnx.save(model, str(path))
-    return path
-
-
-def _check(path: Path, feeds: dict[str, np.ndarray], rtol: float = 1e-4) -> None:
-    """synapc (GENERIC) matches ONNX's reference implementation on `feeds`."""
-    model = synapc.import_model(path)
-    ours = synapc.compile(model, "GENERIC").run([feeds[i.name] for i in model.inputs])
-    (expected,) = ReferenceEvaluator(str(path)).run(None, feeds)
-    assert ours[0].dtype == expected.dtype and ours[0].shape == expected.shape
-    np.testing.assert_allclose(ours[0], expected, rtol=rtol, atol=rtol)
-
-
-def _refused(path: Path, *needles: str) -> None:
-    """Importing `path` fails with one line naming the node, the operator and
-    `needles`."""
-    with pytest.raises(synapc.SynapcError) as caught:
-        synapc.import_model(path)
-    message = str(caught.value)
-    assert "\n" not in message and "node 'the_layer'" in message, message
-    for needle in needles:
-        assert needle in message, message
 
 
 def test_det_batched_and_pivoting(tmp_path: Path) -> None:
     """[2, 3, 5, 5] random matrices, one with a zero leading pivot; 1x1 matrices."""
     x = _RNG.standard_normal((2, 3, 5, 5)).astype(np.float32)
     x[0, 0, 0, 0] = 0.0
-    _check(_model(tmp_path, "Det", {"x": x}), {"x": x})
+    check_against_reference(save_node_model(tmp_path, "Det", {"x": x}), {"x": x})
     one = _RNG.standard_normal((4, 1, 1)).astype(np.float32)
-    _check(_model(tmp_path, "Det", {"x": one}), {"x": one})
+    check_against_reference(save_node_model(tmp_path, "Det", {"x": one}), {"x": one})
 
 
 _IMAGES = _RNG.standard_normal((2, 3, 12, 10)).astype(np.float32)
@@ -89,8 +40,10 @@ def test_roialign_adaptive_grid_with_constant_boxes(tmp_path: Path) -> None:
     """sampling_ratio 0 gives each box its own grid: constant boxes of different sizes
     over two images, half_pixel."""
     inputs = {"x": _IMAGES, "rois": _BOXES, "batch": _BATCH}
-    path = _model(tmp_path, "RoiAlign", inputs, ("rois",), output_height=3, output_width=2)
-    _check(path, {"x": _IMAGES, "batch": _BATCH})
+    path = save_node_model(
+        tmp_path, "RoiAlign", inputs, ("rois",), output_height=3, output_width=2
+    )
+    check_against_reference(path, {"x": _IMAGES, "batch": _BATCH})
 
 
 @pytest.mark.parametrize("mode", ["avg", "max"])
@@ -99,17 +52,19 @@ def test_roialign_adaptive_grid_empty_boxes(tmp_path: Path, mode: str) -> None:
     one has an empty adaptive grid: ONNX samples nothing and outputs zeros for it."""
     boxes = np.concatenate([_BOXES[:2], [[3, 3, 2, 2], [0, 0, 0, 0]]]).astype(np.float32)
     inputs = {"x": _IMAGES, "rois": boxes, "batch": _BATCH}
-    path = _model(tmp_path, "RoiAlign", inputs, ("rois",), output_height=2, mode=mode)
-    _check(path, {"x": _IMAGES, "batch": _BATCH})
+    path = save_node_model(
+        tmp_path, "RoiAlign", inputs, ("rois",), output_height=2, mode=mode
+    )
+    check_against_reference(path, {"x": _IMAGES, "batch": _BATCH})
     only_empty = {"x": _IMAGES, "rois": boxes[2:], "batch": _BATCH[2:]}
-    path = _model(tmp_path, "RoiAlign", only_empty, ("rois",), mode=mode)
-    _check(path, {"x": _IMAGES, "batch": _BATCH[2:]})
+    path = save_node_model(tmp_path, "RoiAlign", only_empty, ("rois",), mode=mode)
+    check_against_reference(path, {"x": _IMAGES, "batch": _BATCH[2:]})
 
 
 def test_roialign_max_mode_scaled_runtime_boxes(tmp_path: Path) -> None:
     """Run-time boxes at spatial scale 0.5, max mode, a 3x3 sampling grid."""
     inputs = {"x": _IMAGES, "rois": _BOXES * 2, "batch": _BATCH}
-    path = _model(
+    path = save_node_model(
         tmp_path,
         "RoiAlign",
         inputs,
@@ -120,18 +75,26 @@ def test_roialign_max_mode_scaled_runtime_boxes(tmp_path: Path) -> None:
         output_width=4,
         coordinate_transformation_mode="output_half_pixel",
     )
-    _check(path, inputs)
+    check_against_reference(path, inputs)
 
 
 def test_refusals(tmp_path: Path) -> None:
     """Non-square and integer Det inputs, an adaptive grid over run-time boxes and an
     unknown pooling mode are refused by name."""
-    _refused(_model(tmp_path, "Det", {"x": np.zeros((2, 3), np.float32)}), "Det", "square")
-    _refused(_model(tmp_path, "Det", {"x": np.zeros((2, 2), np.int32)}), "Det", "float")
+    assert_refused(
+        save_node_model(tmp_path, "Det", {"x": np.zeros((2, 3), np.float32)}),
+        "Det",
+        "square",
+    )
+    assert_refused(
+        save_node_model(tmp_path, "Det", {"x": np.zeros((2, 2), np.int32)}), "Det", "float"
+    )
     inputs = {"x": _IMAGES, "rois": _BOXES, "batch": _BATCH}
-    _refused(_model(tmp_path, "RoiAlign", inputs), "RoiAlign", "sampling_ratio", "rois")
-    _refused(
-        _model(tmp_path, "RoiAlign", inputs, sampling_ratio=2, mode="min"),
+    assert_refused(
+        save_node_model(tmp_path, "RoiAlign", inputs), "RoiAlign", "sampling_ratio", "rois"
+    )
+    assert_refused(
+        save_node_model(tmp_path, "RoiAlign", inputs, sampling_ratio=2, mode="min"),
         "RoiAlign",
         "mode",
     )

@@ -7,85 +7,39 @@ sequences) name the node and the input."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import onnx
-import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import synapc
 from synapc.limits import use_limits
+from synapc.testing.onnx_cases import (
+    Spec,
+    assert_refused,
+    check_against_reference,
+    reference_outputs,
+    save_model,
+    value_infos,
+)
 
 F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
 
-Spec = tuple[str, int, list[int] | None]
-
-
-def _info(specs: list[Spec]) -> list[onnx.ValueInfoProto]:
-    """Value infos of (name, element type, shape) triples."""
-    return [helper.make_tensor_value_info(n, t, s) for n, t, s in specs]
+_save = partial(save_model, opset=19)
+#: the outputs on GENERIC equal ONNX Runtime's (ONNX's reference implementation scans
+#: along axis 0 only)
+_matches_reference = partial(
+    check_against_reference, rtol=1e-5, atol=1e-6, reference="onnxruntime"
+)
 
 
 def _body(
     nodes: list[onnx.NodeProto], inputs: list[Spec], outputs: list[Spec]
 ) -> onnx.GraphProto:
     """A loop body graph."""
-    return helper.make_graph(nodes, "body", _info(inputs), _info(outputs))
-
-
-def _save(
-    tmp_path: Path,
-    nodes: list[onnx.NodeProto],
-    inputs: list[Spec],
-    outputs: list[Spec],
-    initializers: dict[str, np.ndarray] | None = None,
-    opset: int = 19,
-) -> Path:
-    """A model of `nodes` saved in `tmp_path`."""
-    graph = helper.make_graph(
-        nodes,
-        "g",
-        _info(inputs),
-        _info(outputs),
-        [numpy_helper.from_array(v, n) for n, v in (initializers or {}).items()],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    path = tmp_path / "model.onnx"
-    onnx.save(model, str(path))
-    return path
-
-
-def _reference(path: Path) -> Any:
-    """ONNX Runtime's session of `path` (ONNX's reference implementation scans along
-    axis 0 only)."""
-    ort = pytest.importorskip("onnxruntime")
-    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-
-
-def _matches_reference(path: Path, feeds: dict[str, np.ndarray]) -> synapc.Model:
-    """The model's outputs on GENERIC equal ONNX Runtime's."""
-    model = synapc.import_model(path)
-    ours = synapc.compile(model, "GENERIC").run([feeds[i.name] for i in model.inputs])
-    want = _reference(path).run(None, feeds)
-    for got, ref in zip(ours, want, strict=True):
-        ref = np.asarray(ref)
-        assert got.dtype == ref.dtype and got.shape == ref.shape
-        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
-    return model
-
-
-def _refused(path: Path, *needles: str, **limits: int) -> str:
-    """The one-line message importing `path` gives (under `limits`), holding each of
-    `needles`."""
-    with use_limits(**limits), pytest.raises(synapc.SynapcError) as error:
-        synapc.import_model(path)
-    message = str(error.value)
-    assert "\n" not in message, message
-    for needle in needles:
-        assert needle in message, message
-    return message
+    return helper.make_graph(nodes, "body", value_infos(inputs), value_infos(outputs))
 
 
 def _accumulating_body() -> onnx.GraphProto:
@@ -121,7 +75,7 @@ def test_scan_with_axes_and_directions(tmp_path: Path) -> None:
         [scan],
         [("s0", F, [3]), ("x", F, [3, 4])],
         [("s", F, [3]), ("p", F, [3]), ("sums", F, [3, 4]), ("twices", F, [3, 4])],
-        {"p0": np.ones(3, np.float32)},
+        initializers={"p0": np.ones(3, np.float32)},
     )
     x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
     _matches_reference(path, {"s0": np.array([1, 2, 3], np.float32), "x": x})
@@ -183,7 +137,7 @@ def test_scan_over_a_channels_last_tensor(tmp_path: Path) -> None:
         ],
         [("x", F, [1, 2, 4, 4])],
         [("m", F, [1, 4, 4]), ("relus", F, [1, 4, 4, 3])],
-        {
+        initializers={
             "w": rng.standard_normal((3, 2, 3, 3)).astype(np.float32),
             "m0": np.full((1, 4, 4), -1.0, np.float32),
         },
@@ -229,7 +183,8 @@ def _loop_model(
         body=_loop_body(condition),
         name="the_loop",
     )
-    return _save(tmp_path, [loop], inputs, [("v", F, [2]), ("scans", F, None)], inits)
+    outputs: list[Spec] = [("v", F, [2]), ("scans", F, None)]
+    return _save(tmp_path, [loop], inputs, outputs, initializers=inits)
 
 
 def test_loop_with_a_constant_trip_count(tmp_path: Path) -> None:
@@ -251,7 +206,9 @@ def test_runtime_trip_count_is_refused(tmp_path: Path) -> None:
     path = _loop_model(
         tmp_path, helper.make_node("Identity", ["c_in"], ["c_out"]), None, True
     )
-    _refused(path, "node 'the_loop' (Loop", "trip count M (input 0) 'M'", "run-time")
+    assert_refused(
+        path, "trip count M (input 0) 'M'", "run-time", node="the_loop", operator="Loop"
+    )
 
 
 def test_condition_computed_from_runtime_data_is_refused(tmp_path: Path) -> None:
@@ -267,9 +224,15 @@ def test_condition_computed_from_runtime_data_is_refused(tmp_path: Path) -> None
         [loop],
         [("x", F, [2])],
         [("v", F, [2]), ("scans", F, None)],
-        {"M": np.array(9, np.int64), "cond": np.array(True), "v0": np.zeros(2, np.float32)},
+        initializers={
+            "M": np.array(9, np.int64),
+            "cond": np.array(True),
+            "v0": np.zeros(2, np.float32),
+        },
     )
-    _refused(path, "node 'the_loop' (Loop", "condition output is computed from run-time")
+    assert_refused(
+        path, "condition output is computed from run-time", node="the_loop", operator="Loop"
+    )
 
 
 def test_unrolling_beyond_the_limit_is_refused(tmp_path: Path) -> None:
@@ -288,13 +251,14 @@ def test_unrolling_beyond_the_limit_is_refused(tmp_path: Path) -> None:
         [("s0", F, [3]), ("p0", F, [3]), ("x", F, [4, 3])],
         [("s", F, [3]), ("p", F, [3]), ("sums", F, [4, 3]), ("twices", F, [4, 3])],
     )
-    _refused(
+    assert_refused(
         path,
-        "node 'scan' (Scan",
         "16 body nodes",
         "limit of 15",
         "SYNAPC_MAX_UNROLLED_NODES",
-        max_unrolled_nodes=15,
+        node="scan",
+        operator="Scan",
+        limits={"max_unrolled_nodes": 15},
     )
     with use_limits(max_unrolled_nodes=16):
         synapc.import_model(path)
@@ -307,9 +271,9 @@ def test_sequence_body_is_refused(tmp_path: Path) -> None:
             helper.make_node("Identity", ["c_in"], ["c_out"]),
         ],
         "body",
-        _info([("i", I64, []), ("c_in", B, []), ("v", F, [2])]),
+        value_infos([("i", I64, []), ("c_in", B, []), ("v", F, [2])]),
         [
-            *_info([("c_out", B, []), ("v", F, [2])]),
+            *value_infos([("c_out", B, []), ("v", F, [2])]),
             helper.make_tensor_sequence_value_info("seq", F, None),
         ],
     )
@@ -321,16 +285,24 @@ def test_sequence_body_is_refused(tmp_path: Path) -> None:
         [loop],
         [("x", F, [2])],
         [("y", F, [2])],
-        {"M": np.array(2, np.int64), "cond": np.array(True)},
+        initializers={"M": np.array(2, np.int64), "cond": np.array(True)},
     )
-    _refused(path, "node 'the_loop' (Loop", "body output 'seq' is a sequence")
+    assert_refused(
+        path, "body output 'seq' is a sequence", node="the_loop", operator="Loop"
+    )
 
 
 def test_huge_trip_count_is_refused_before_unrolling(tmp_path: Path) -> None:
     """A trip count of 2**62 with the condition passed through is refused at once."""
     identity = helper.make_node("Identity", ["c_in"], ["c_out"])
     path = _loop_model(tmp_path, identity, 2**62)
-    _refused(path, "node 'the_loop' (Loop", "limit of 32,768", "SYNAPC_MAX_UNROLLED_NODES")
+    assert_refused(
+        path,
+        "limit of 32,768",
+        "SYNAPC_MAX_UNROLLED_NODES",
+        node="the_loop",
+        operator="Loop",
+    )
 
 
 def test_loop_without_trip_count_passing_its_condition_is_refused(tmp_path: Path) -> None:
@@ -338,7 +310,9 @@ def test_loop_without_trip_count_passing_its_condition_is_refused(tmp_path: Path
     once (not after unrolling up to the budget)."""
     identity = helper.make_node("Identity", ["c_in"], ["c_out"])
     path = _loop_model(tmp_path, identity, None)
-    _refused(path, "node 'the_loop' (Loop", "runs forever", "trip count M (input 0)")
+    assert_refused(
+        path, "runs forever", "trip count M (input 0)", node="the_loop", operator="Loop"
+    )
 
 
 def test_loop_running_no_iteration_gives_an_empty_scan_output(tmp_path: Path) -> None:
@@ -348,8 +322,9 @@ def test_loop_running_no_iteration_gives_an_empty_scan_output(tmp_path: Path) ->
     path = _loop_model(tmp_path, identity, 0)
     model = synapc.import_model(path)
     assert [o.shape for o in model.outputs] == [(2,), (0, 2)]
-    want = _reference(path).run(None, {"x": np.array([1.0, 2.0], np.float32)})
-    assert [np.asarray(w).shape for w in want] == [(2,), (0, 2)]
+    feeds = {"x": np.array([1.0, 2.0], np.float32)}
+    want = reference_outputs(path, feeds, "onnxruntime")
+    assert [w.shape for w in want] == [(2,), (0, 2)]
 
 
 def test_loop_running_no_iteration_without_declared_scan_shape_is_refused(
@@ -366,6 +341,12 @@ def test_loop_running_no_iteration_without_declared_scan_shape_is_refused(
         [loop],
         [("x", F, [2])],
         [("v", F, [2]), ("scans", F, None)],
-        {"M": np.array(0, np.int64), "cond": np.array(True), "v0": np.zeros(2, np.float32)},
+        initializers={
+            "M": np.array(0, np.int64),
+            "cond": np.array(True),
+            "v0": np.zeros(2, np.float32),
+        },
     )
-    _refused(path, "node 'the_loop' (Loop", "scan output 0", "runs no iteration")
+    assert_refused(
+        path, "scan output 0", "runs no iteration", node="the_loop", operator="Loop"
+    )

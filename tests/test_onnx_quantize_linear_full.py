@@ -4,52 +4,22 @@ bit-exact against ONNX's reference implementation, and refusals that name the no
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
+from onnx import TensorProto, helper
 
 import synapc
-from synapc.errors import SynapcError
+from synapc.testing.onnx_cases import assert_refused, check_against_reference, save_model
 
-
-def _model(
-    node: onnx.NodeProto,
-    inputs: list[tuple[str, int, list[int]]],
-    out: tuple[str, int, list[int]],
-    inits: dict[str, np.ndarray] | None = None,
-    opset: int = 21,
-) -> onnx.ModelProto:
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info(*i) for i in inputs],
-        [helper.make_tensor_value_info(*out)],
-        [numpy_helper.from_array(a, n) for n, a in (inits or {}).items()],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def _check(tmp_path: Path, model: onnx.ModelProto, feeds: list[np.ndarray]) -> None:
-    path = tmp_path / "m.onnx"
-    onnx.save(model, path)
-    names = [i.name for i in model.graph.input]
-    expected = ReferenceEvaluator(model).run(None, dict(zip(names, feeds, strict=True)))[0]
-    got = synapc.compile(synapc.import_model(path), "GENERIC").run(feeds)[0]
-    assert got.dtype == expected.dtype
-    np.testing.assert_array_equal(got.astype(np.float32), expected.astype(np.float32))
-
-
-def _refused(tmp_path: Path, model: onnx.ModelProto, op: str, text: str) -> None:
-    path = tmp_path / "m.onnx"
-    onnx.save(model, path)
-    with pytest.raises(SynapcError) as error:
-        synapc.compile(synapc.import_model(path), "GENERIC")
-    assert f"({op}, opset" in str(error.value) and text in str(error.value)
+_save = partial(save_model, opset=21)
+#: synapc's output equals the reference's bit for bit, in the same element type
+_check = partial(check_against_reference, exact=True)
+#: refusals come from the import or the compilation, naming the operator
+_refused = partial(assert_refused, node=None, target="GENERIC")
 
 
 # ties (k + 0.5 after the division) and saturation on both ends
@@ -73,13 +43,14 @@ def test_quantize_to_integers_ties_to_even_and_saturates(
     zero = np.array(zp, zp_dtype)
     elem = helper.np_dtype_to_tensor_dtype(np.dtype(zp_dtype))
     node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("x", TensorProto.FLOAT, [10])],
-        ("y", elem, [10]),
-        {"s": np.array(1.0, np.float32), "z": zero},
+        [("y", elem, [10])],
+        initializers={"s": np.array(1.0, np.float32), "z": zero},
     )
-    _check(tmp_path, model, [_X])
+    _check(path, {"x": _X})
 
 
 @pytest.mark.parametrize("saturate", [0, 1])
@@ -89,13 +60,14 @@ def test_quantize_to_float8_follows_saturate(
 ) -> None:
     node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], saturate=saturate)
     zero = np.array(0, helper.tensor_dtype_to_np_dtype(elem))
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("x", TensorProto.FLOAT, [4])],
-        ("y", elem, [4]),
-        {"s": np.array(0.5, np.float32), "z": zero},
+        [("y", elem, [4])],
+        initializers={"s": np.array(0.5, np.float32), "z": zero},
     )
-    _check(tmp_path, model, [np.array([0.3, 1e6, -1e6, 2.0], np.float32)])
+    _check(path, {"x": np.array([0.3, 1e6, -1e6, 2.0], np.float32)})
 
 
 def test_blocked_dequantize_with_a_remainder_block(tmp_path: Path) -> None:
@@ -103,53 +75,60 @@ def test_blocked_dequantize_with_a_remainder_block(tmp_path: Path) -> None:
     node = helper.make_node(
         "DequantizeLinear", ["x", "s", "z"], ["y"], axis=1, block_size=2
     )
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("x", TensorProto.INT8, [2, 5])],
-        ("y", TensorProto.FLOAT, [2, 5]),
-        {
+        [("y", TensorProto.FLOAT, [2, 5])],
+        initializers={
             "s": np.array([[0.5, 2.0, 4.0], [1.0, 0.25, 3.0]], np.float32),
             "z": np.array([[1, -2, 0], [3, 0, -1]], np.int8),
         },
     )
-    _check(tmp_path, model, [np.arange(-5, 5, dtype=np.int8).reshape(2, 5)])
+    _check(path, {"x": np.arange(-5, 5, dtype=np.int8).reshape(2, 5)})
 
 
 def test_run_time_blocked_scale_and_zero_point(tmp_path: Path) -> None:
     node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=0, block_size=2)
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [
             ("x", TensorProto.FLOAT, [4, 3]),
             ("s", TensorProto.FLOAT, [2, 3]),
             ("z", TensorProto.UINT8, [2, 3]),
         ],
-        ("y", TensorProto.UINT8, [4, 3]),
+        [("y", TensorProto.UINT8, [4, 3])],
     )
     x = np.array([[0.5, 1.5, 2.5], [-0.5, 3.0, 9.0], [100.0, -2.5, 0.0], [7.5, 1.0, -1.0]])
     scale = np.array([[1.0, 0.5, 2.0], [0.25, 1.0, 0.5]], np.float32)
     zero = np.array([[10, 0, 255], [128, 3, 1]], np.uint8)
-    _check(tmp_path, model, [x.astype(np.float32), scale, zero])
+    _check(path, {"x": x.astype(np.float32), "s": scale, "z": zero})
 
 
 def test_refusals_name_the_node(tmp_path: Path) -> None:
     """A blocked scale of the wrong shape, a non-zero float8 zero point."""
     node = helper.make_node("QuantizeLinear", ["x", "s"], ["y"], axis=1, block_size=2)
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("x", TensorProto.FLOAT, [2, 5])],
-        ("y", TensorProto.UINT8, [2, 5]),
-        {"s": np.ones((2, 2), np.float32)},
+        [("y", TensorProto.UINT8, [2, 5])],
+        initializers={"s": np.ones((2, 2), np.float32)},
     )
-    _refused(tmp_path, model, "QuantizeLinear", "needs [2, 3] (ceil(5/2) blocks)")
+    _refused(path, "needs [2, 3] (ceil(5/2) blocks)", operator="QuantizeLinear")
     node = helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"])
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("x", TensorProto.FLOAT8E4M3FN, [3])],
-        ("y", TensorProto.FLOAT, [3]),
-        {"s": np.array(1.0, np.float32), "z": np.array(2.0, ml_dtypes.float8_e4m3fn)},
+        [("y", TensorProto.FLOAT, [3])],
+        initializers={
+            "s": np.array(1.0, np.float32),
+            "z": np.array(2.0, ml_dtypes.float8_e4m3fn),
+        },
     )
-    _refused(tmp_path, model, "DequantizeLinear", "must be 0")
+    _refused(path, "must be 0", operator="DequantizeLinear")
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8])
@@ -165,14 +144,13 @@ def test_matmul_integer_per_row_and_per_column_zero_points(
     b = rng.integers(info.min, info.max, (64, 4), endpoint=True).astype(dtype)
     az = rng.integers(info.min, info.max, (3,), endpoint=True).astype(dtype)
     bz = rng.integers(info.min, info.max, (4,), endpoint=True).astype(dtype)
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("a", elem, [3, 64]), ("b", elem, [64, 4]), ("az", elem, [3]), ("bz", elem, [4])],
-        ("y", TensorProto.INT32, [3, 4]),
+        [("y", TensorProto.INT32, [3, 4])],
         opset=10,
     )
-    path = tmp_path / "m.onnx"
-    onnx.save(model, path)
     got = synapc.compile(synapc.import_model(path), "GENERIC").run([a, b, az, bz])[0]
     expected = (a.astype(np.int64) - az.reshape(3, 1)) @ (b.astype(np.int64) - bz)
     np.testing.assert_array_equal(got, expected.astype(np.int32))
@@ -182,14 +160,19 @@ def test_conv_integer_per_channel_weight_zero_point(tmp_path: Path) -> None:
     node = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 1, 1, 1])
     rng = np.random.default_rng(1)
     w = rng.integers(-128, 127, (2, 3, 3, 3), endpoint=True).astype(np.int8)
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("x", TensorProto.UINT8, [1, 3, 5, 5])],
-        ("y", TensorProto.INT32, [1, 2, 5, 5]),
-        {"w": w, "xz": np.array(200, np.uint8), "wz": np.array([5, -7], np.int8)},
+        [("y", TensorProto.INT32, [1, 2, 5, 5])],
+        initializers={
+            "w": w,
+            "xz": np.array(200, np.uint8),
+            "wz": np.array([5, -7], np.int8),
+        },
         opset=10,
     )
-    _check(tmp_path, model, [rng.integers(0, 255, (1, 3, 5, 5)).astype(np.uint8)])
+    _check(path, {"x": rng.integers(0, 255, (1, 3, 5, 5)).astype(np.uint8)})
 
 
 @pytest.mark.parametrize("per_axis", [False, True])
@@ -202,22 +185,15 @@ def test_run_time_dequantize_of_a_quantized_type(tmp_path: Path, per_axis: bool)
         helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=1),
         helper.make_node("DequantizeLinear", ["q", "t"], ["y"], axis=1),
     ]
-    graph = helper.make_graph(
+    path = _save(
+        tmp_path,
         nodes,
-        "g",
-        [
-            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
-            helper.make_tensor_value_info("t", TensorProto.FLOAT, [3]),
-        ],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
-        [
-            numpy_helper.from_array(np.asarray(scale), "s"),
-            numpy_helper.from_array(np.asarray(zero), "z"),
-        ],
+        [("x", TensorProto.FLOAT, [2, 3]), ("t", TensorProto.FLOAT, [3])],
+        [("y", TensorProto.FLOAT, [2, 3])],
+        initializers={"s": np.asarray(scale), "z": np.asarray(zero)},
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     x = np.array([[1.3, -7.0, 40.0], [-100.0, 2.5, 300.0]], np.float32)
-    _check(tmp_path, model, [x, np.array([0.5, 3.0, -1.25], np.float32)])
+    _check(path, {"x": x, "t": np.array([0.5, 3.0, -1.25], np.float32)})
 
 
 @pytest.mark.parametrize(
@@ -236,36 +212,39 @@ def test_run_time_quantize_maps_nan_as_the_reference(
     elem = helper.np_dtype_to_tensor_dtype(zero.dtype)
     x_elem = helper.np_dtype_to_tensor_dtype(np.dtype(x_dtype))
     node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=1)
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("x", x_elem, [2, 3]), ("s", TensorProto.FLOAT, [3])],
-        ("y", elem, [2, 3]),
-        {"z": zero},
+        [("y", elem, [2, 3])],
+        initializers={"z": zero},
     )
     x = np.array([[np.nan, np.nan, np.nan], [2.5, -3.5, 1e4]], x_dtype)
-    _check(tmp_path, model, [x, np.array([1.0, 0.5, 2.0], np.float32)])
+    _check(path, {"x": x, "s": np.array([1.0, 0.5, 2.0], np.float32)})
 
 
 def test_integer_products_refuse_by_their_own_name(tmp_path: Path) -> None:
     """A rank-0 MatMulInteger operand with a per-row zero point is refused by rank (not
     an IndexError); ConvInteger's refusals from the Conv converter name ConvInteger."""
     node = helper.make_node("MatMulInteger", ["a", "b", "za"], ["y"])
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("a", TensorProto.UINT8, []), ("b", TensorProto.UINT8, [2, 3])],
-        ("y", TensorProto.INT32, [3]),
-        {"za": np.array([1, 2], np.uint8)},
+        [("y", TensorProto.INT32, [3])],
+        initializers={"za": np.array([1, 2], np.uint8)},
     )
-    _refused(tmp_path, model, "MatMulInteger", "input 0 ('a') has rank 0")
+    _refused(path, "input 0 ('a') has rank 0", operator="MatMulInteger")
     node = helper.make_node(
         "ConvInteger", ["x", "w"], ["y"], auto_pad="SIDEWAYS", name="ci"
     )
-    model = _model(
-        node,
+    path = _save(
+        tmp_path,
+        [node],
         [("x", TensorProto.UINT8, [1, 1, 4, 4]), ("w", TensorProto.UINT8, [1, 1, 2, 2])],
-        ("y", TensorProto.INT32, [1, 1, 3, 3]),
+        [("y", TensorProto.INT32, [1, 1, 3, 3])],
     )
-    _refused(tmp_path, model, "ConvInteger", "auto_pad 'SIDEWAYS' is not supported")
+    _refused(path, "auto_pad 'SIDEWAYS' is not supported", operator="ConvInteger")
 
 
 def test_matmul_integer_of_a_quantized_type(tmp_path: Path) -> None:
@@ -274,19 +253,12 @@ def test_matmul_integer_of_a_quantized_type(tmp_path: Path) -> None:
         helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
         helper.make_node("MatMulInteger", ["q", "b"], ["y"]),
     ]
-    graph = helper.make_graph(
+    path = _save(
+        tmp_path,
         nodes,
-        "g",
-        [
-            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
-            helper.make_tensor_value_info("b", TensorProto.UINT8, [3, 2]),
-        ],
-        [helper.make_tensor_value_info("y", TensorProto.INT32, [2, 2])],
-        [
-            numpy_helper.from_array(np.array(0.5, np.float32), "s"),
-            numpy_helper.from_array(np.array(3, np.uint8), "z"),
-        ],
+        [("x", TensorProto.FLOAT, [2, 3]), ("b", TensorProto.UINT8, [3, 2])],
+        [("y", TensorProto.INT32, [2, 2])],
+        initializers={"s": np.array(0.5, np.float32), "z": np.array(3, np.uint8)},
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     x = np.array([[1.0, 2.0, -3.0], [40.0, 5.0, 600.0]], np.float32)
-    _check(tmp_path, model, [x, np.arange(6, dtype=np.uint8).reshape(3, 2)])
+    _check(path, {"x": x, "b": np.arange(6, dtype=np.uint8).reshape(3, 2)})

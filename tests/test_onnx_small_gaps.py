@@ -6,63 +6,21 @@ is refused with one line naming the node and the operator."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
-from onnx import helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
+from onnx import helper
 
 import synapc
 from synapc.errors import SynapcError
+from synapc.testing.onnx_cases import check_against_reference, save_model
 
-
-def _model(
-    nodes: list[onnx.NodeProto],
-    inputs: dict[str, np.ndarray],
-    outputs: tuple[str, ...] = ("y",),
-    initializers: dict[str, np.ndarray] | None = None,
-    opset: int = 22,
-) -> onnx.ModelProto:
-    """A graph of `nodes` with graph inputs typed and shaped like `inputs`."""
-    values = [
-        helper.make_tensor_value_info(
-            name, helper.np_dtype_to_tensor_dtype(array.dtype), array.shape
-        )
-        for name, array in inputs.items()
-    ]
-    inits = [numpy_helper.from_array(v, k) for k, v in (initializers or {}).items()]
-    results = [helper.make_tensor_value_info(name, 0, None) for name in outputs]
-    graph = helper.make_graph(nodes, "g", values, results, inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def _import(tmp_path: Path, model: onnx.ModelProto) -> synapc.Model:
-    """`model` saved and imported."""
-    path = tmp_path / "model.onnx"
-    onnx.save(model, str(path))
-    return synapc.import_model(path)
-
-
-def _check(
-    tmp_path: Path, model: onnx.ModelProto, inputs: dict[str, np.ndarray]
-) -> synapc.Model:
-    """synapc's outputs equal the reference's (exactly for integers, rtol 1e-5 for
-    floats); returns the imported model."""
-    imported = _import(tmp_path, model)
-    got = synapc.compile(imported, "GENERIC").run(list(inputs.values()))
-    with np.errstate(all="ignore"):
-        want = ReferenceEvaluator(model).run(None, inputs)
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape
-        if w.dtype.kind in "iu":
-            np.testing.assert_array_equal(g, w.astype(g.dtype))
-        else:
-            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
-    return imported
+#: synapc's outputs equal the reference's, exactly for integers (the reference's cast to
+#: synapc's type), within rtol 1e-5 for floats
+_check = partial(check_against_reference, rtol=1e-5, atol=1e-6, same_dtype=False)
+_POW = helper.make_node("Pow", ["x", "e"], ["y"])
 
 
 # -- Pow of integers ---------------------------------------------------------------------
@@ -70,18 +28,17 @@ def test_integer_pow_is_exact_and_wraps(tmp_path: Path) -> None:
     base = np.array([-3, -2, 0, 1, 2, 3, 7, 3, -5], np.int32)
     exponent = np.array([3, 4, 0, 9, 30, 21, 11, 19, 1], np.int32)
     inputs = {"x": base, "e": exponent}
-    _check(tmp_path, _model([helper.make_node("Pow", ["x", "e"], ["y"])], inputs), inputs)
+    _check(save_model(tmp_path, [_POW], inputs), inputs)
 
 
 def test_integer_pow_negative_exponent_truncates(tmp_path: Path) -> None:
     """1 / x**|e| as C integer division: 1, +-1, 0 (and 0 for a base of 0)."""
-    model = _model(
-        [helper.make_node("Pow", ["x", "e"], ["y"])],
-        {"x": np.zeros(7, np.int32), "e": np.zeros(7, np.int64)},
+    path = save_model(
+        tmp_path, [_POW], {"x": np.zeros(7, np.int32), "e": np.zeros(7, np.int64)}
     )
     x = np.array([1, -1, -1, 2, -3, 5, 0], np.int32)
     e = np.array([-2, -3, -2, -1, -1, -4, -1], np.int64)
-    got = synapc.compile(_import(tmp_path, model), "GENERIC").run([x, e])[0]
+    got = synapc.compile(synapc.import_model(path), "GENERIC").run([x, e])[0]
     np.testing.assert_array_equal(np.asarray(got), [1, -1, 1, 0, 0, 0, 0])
 
 
@@ -90,7 +47,7 @@ def test_integer_base_float_exponent_truncates(tmp_path: Path) -> None:
         "x": np.array([[1, 2, 3, -2, 9]], np.int64),
         "e": np.array([0.5, 2.5, 2.0, 3.0, -0.5], np.float32),
     }
-    _check(tmp_path, _model([helper.make_node("Pow", ["x", "e"], ["y"])], inputs), inputs)
+    _check(save_model(tmp_path, [_POW], inputs), inputs)
 
 
 def test_integer_pow_keeps_a_wider_exponent(tmp_path: Path) -> None:
@@ -100,13 +57,12 @@ def test_integer_pow_keeps_a_wider_exponent(tmp_path: Path) -> None:
         "x": np.array([2, 3, -1, 3], np.int8),
         "e": np.array([256, 128, 255, 5], np.int64),
     }
-    _check(tmp_path, _model([helper.make_node("Pow", ["x", "e"], ["y"])], inputs), inputs)
+    _check(save_model(tmp_path, [_POW], inputs), inputs)
     unsigned = {
         "x": np.array([2, 3, 5], np.int16),
         "e": np.array([65536 + 2, 4, 3], np.uint32),
     }
-    model = _model([helper.make_node("Pow", ["x", "e"], ["y"])], unsigned, opset=15)
-    _check(tmp_path, model, unsigned)
+    _check(save_model(tmp_path, [_POW], unsigned, opset=15), unsigned)
 
 
 def test_integer_base_float_exponent_is_exact_below_2_to_24(tmp_path: Path) -> None:
@@ -116,7 +72,7 @@ def test_integer_base_float_exponent_is_exact_below_2_to_24(tmp_path: Path) -> N
         "x": np.array([16777215, -16777215, 4095, 3, 7], np.int32),
         "e": np.array([1.0, 1.0, 2.0, 15.0, 8.0], np.float32),
     }
-    _check(tmp_path, _model([helper.make_node("Pow", ["x", "e"], ["y"])], inputs), inputs)
+    _check(save_model(tmp_path, [_POW], inputs), inputs)
 
 
 # -- Pad mode wrap ---------------------------------------------------------------------
@@ -124,7 +80,7 @@ def test_pad_wrap_wider_than_the_dimension(tmp_path: Path) -> None:
     inputs = {"x": np.arange(6, dtype=np.float32).reshape(2, 3)}
     pads = {"pads": np.array([1, 5, 0, 2], np.int64)}
     node = helper.make_node("Pad", ["x", "pads"], ["y"], mode="wrap")
-    _check(tmp_path, _model([node], inputs, initializers=pads), inputs)
+    _check(save_model(tmp_path, [node], inputs, initializers=pads), inputs)
 
 
 def test_pad_wrap_of_an_empty_dimension_is_refused(tmp_path: Path) -> None:
@@ -134,7 +90,7 @@ def test_pad_wrap_of_an_empty_dimension_is_refused(tmp_path: Path) -> None:
     with pytest.raises(
         SynapcError, match=r"'wrapper' \(Pad.*wrap padding of empty dimension 1"
     ):
-        _import(tmp_path, _model([node], inputs, initializers=pads))
+        synapc.import_model(save_model(tmp_path, [node], inputs, initializers=pads))
 
 
 # -- type-only inputs fold -------------------------------------------------------------
@@ -146,14 +102,14 @@ def test_castlike_of_a_constant_folds(tmp_path: Path) -> None:
         helper.make_node("Max", ["x", "c16"], ["y"]),
     ]
     floor = {"c": np.array([-1.5], np.float32)}
-    imported = _check(tmp_path, _model(nodes, inputs, initializers=floor), inputs)
+    imported = _check(save_model(tmp_path, nodes, inputs, initializers=floor), inputs)
     assert "synap.cast" not in str(imported.module)
 
 
 # -- BatchNormalization training mode ----------------------------------------------------
 def _batch_norm_model(
-    opset: int, outputs: tuple[str, ...], **attrs: int
-) -> onnx.ModelProto:
+    tmp_path: Path, opset: int, outputs: tuple[str, ...], **attrs: int
+) -> Path:
     rng = np.random.default_rng(0)
     params = {
         "s": rng.uniform(0.5, 1.5, 3).astype(np.float32),
@@ -165,19 +121,19 @@ def _batch_norm_model(
         "BatchNormalization", ["x", "s", "b", "m", "v"], list(outputs), name="bn", **attrs
     )
     inputs = {"x": np.zeros((2, 3, 4, 5), np.float32)}
-    return _model([node], inputs, outputs, params, opset)
+    return save_model(tmp_path, [node], inputs, outputs, initializers=params, opset=opset)
 
 
 def test_batch_norm_training_mode(tmp_path: Path) -> None:
-    model = _batch_norm_model(15, ("y", "rm", "rv"), training_mode=1)
+    path = _batch_norm_model(tmp_path, 15, ("y", "rm", "rv"), training_mode=1)
     x = np.random.default_rng(1).normal(1.0, 2.0, (2, 3, 4, 5)).astype(np.float32)
-    _check(tmp_path, model, {"x": x})
+    _check(path, {"x": x})
 
 
 def test_batch_norm_running_outputs_before_opset_14_refused(tmp_path: Path) -> None:
-    model = _batch_norm_model(9, ("y", "rm"))
+    path = _batch_norm_model(tmp_path, 9, ("y", "rm"))
     with pytest.raises(SynapcError, match=r"'bn' \(BatchNormalization.*running statistics"):
-        _import(tmp_path, model)
+        synapc.import_model(path)
 
 
 # -- zero-size tensors -------------------------------------------------------------------
@@ -191,7 +147,7 @@ def test_zero_size_split_part_is_an_empty_constant(tmp_path: Path) -> None:
         helper.make_node("Relu", ["c"], ["y"]),
     ]
     sizes = {"sizes": np.array([4, 0], np.int64)}
-    model = _model(nodes, inputs, ("y", "z"), sizes)
-    imported = _check(tmp_path, model, inputs)
+    path = save_model(tmp_path, nodes, inputs, ("y", "z"), initializers=sizes)
+    imported = _check(path, inputs)
     text = str(imported.module)
     assert "synap.split" not in text and "synap.concat" not in text

@@ -6,70 +6,18 @@ run-time lengths and impossible attributes, each one line naming node and operat
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
+from onnx import TensorProto
 
-import synapc
+from synapc.testing.onnx_cases import (
+    assert_refused,
+    check_against_reference,
+    save_node_model,
+)
 
 _RNG = np.random.default_rng(0)
-
-
-def _model(
-    tmp_path: Path,
-    op_type: str,
-    inputs: dict[str, np.ndarray | None],
-    constants: dict[str, np.ndarray],
-    opset: int = 20,
-    **attrs: Any,
-) -> Path:
-    """A model of one `op_type` node 'the_layer': `inputs` are graph inputs (None: an
-    absent optional input) and `constants` initializers, in the node's input order."""
-    names = [
-        name if name in constants or inputs.get(name) is not None else "" for name in inputs
-    ]
-    node = helper.make_node(op_type, names, ["y"], name="the_layer", **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
-            )
-            for n, a in inputs.items()
-            if a is not None and n not in constants
-        ],
-        [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)],
-        [numpy_helper.from_array(a, n) for n, a in constants.items()],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    path = tmp_path / "model.onnx"
-    onnx.save(model, str(path))
-    return path
-
-
-def _check(path: Path, feeds: dict[str, np.ndarray], rtol: float = 1e-4) -> None:
-    """synapc (GENERIC) matches ONNX's reference implementation on `feeds`."""
-    model = synapc.import_model(path)
-    ours = synapc.compile(model, "GENERIC").run([feeds[i.name] for i in model.inputs])
-    (expected,) = ReferenceEvaluator(str(path)).run(None, feeds)
-    assert ours[0].dtype == expected.dtype and ours[0].shape == expected.shape
-    np.testing.assert_allclose(ours[0], expected, rtol=rtol, atol=rtol)
-
-
-def _refused(path: Path, *needles: str) -> None:
-    """Importing `path` fails with one line naming the node, the operator and
-    `needles`."""
-    with pytest.raises(synapc.SynapcError) as caught:
-        synapc.import_model(path)
-    message = str(caught.value)
-    assert "\n" not in message and "node 'the_layer'" in message, message
-    for needle in needles:
-        assert needle in message, message
 
 
 def _scalar(value: int) -> np.ndarray:
@@ -98,22 +46,23 @@ def test_dft_configurations(
     """The DFT matrix covers padding, truncation, the inverse and IRFFT, any axis."""
     x = _RNG.standard_normal(shape).astype(np.float32)
     constants = {"n": _scalar(length), "axis": _scalar(axis)}
-    path = _model(
+    path = save_node_model(
         tmp_path,
         "DFT",
         {"x": x, "n": constants["n"], "axis": constants["axis"]},
         constants,
+        opset=20,
         inverse=inverse,
         onesided=onesided,
     )
-    _check(path, {"x": x})
+    check_against_reference(path, {"x": x})
 
 
 def test_dft_opset17_attribute_axis_and_float16(tmp_path: Path) -> None:
     """Before opset 20 the axis is an attribute; float16 computes in float32."""
     x = _RNG.standard_normal((2, 8, 3, 2)).astype(np.float16)
-    path = _model(tmp_path, "DFT", {"x": x}, {}, opset=17, axis=1)
-    _check(path, {"x": x}, rtol=1e-2)
+    path = save_node_model(tmp_path, "DFT", {"x": x}, {}, opset=17, axis=1)
+    check_against_reference(path, {"x": x}, rtol=1e-2)
 
 
 def test_stft_complex_signal_with_window_two_sided(tmp_path: Path) -> None:
@@ -123,8 +72,8 @@ def test_stft_complex_signal_with_window_two_sided(tmp_path: Path) -> None:
     constants = {"step": _scalar(3), "length": _scalar(6)}
     inputs = {"signal": signal, "step": constants["step"], "window": window}
     inputs["length"] = constants["length"]
-    path = _model(tmp_path, "STFT", inputs, constants, opset=17, onesided=0)
-    _check(path, {"signal": signal, "window": window})
+    path = save_node_model(tmp_path, "STFT", inputs, constants, opset=17, onesided=0)
+    check_against_reference(path, {"signal": signal, "window": window})
 
 
 def test_mel_weight_matrix_other_parameters(tmp_path: Path) -> None:
@@ -136,7 +85,7 @@ def test_mel_weight_matrix_other_parameters(tmp_path: Path) -> None:
         "low": np.array(50.0, np.float32),
         "high": np.array(7600.0, np.float32),
     }
-    path = _model(
+    path = save_node_model(
         tmp_path,
         "MelWeightMatrix",
         dict(constants),
@@ -144,7 +93,7 @@ def test_mel_weight_matrix_other_parameters(tmp_path: Path) -> None:
         opset=17,
         output_datatype=TensorProto.DOUBLE,
     )
-    _check(path, {})
+    check_against_reference(path, {})
 
 
 def test_refusals(tmp_path: Path) -> None:
@@ -152,17 +101,25 @@ def test_refusals(tmp_path: Path) -> None:
     another length and a run-time mel parameter are refused by name."""
     x = np.zeros((1, 8, 2), np.float32)
     n = _scalar(8)
-    _refused(_model(tmp_path, "DFT", {"x": x, "n": n}, {}), "dft_length", "constant")
+    assert_refused(
+        save_node_model(tmp_path, "DFT", {"x": x, "n": n}, {}, opset=20),
+        "dft_length",
+        "constant",
+    )
     axis = {"axis": _scalar(-1)}
-    _refused(
-        _model(tmp_path, "DFT", {"x": x, "n": None, "axis": axis["axis"]}, axis),
+    assert_refused(
+        save_node_model(
+            tmp_path, "DFT", {"x": x, "n": None, "axis": axis["axis"]}, axis, opset=20
+        ),
         "axis -1",
     )
     signal = np.zeros((1, 16, 1), np.float32)
     constants = {"step": _scalar(2), "length": _scalar(4)}
     inputs = {"signal": signal, "step": constants["step"]}
     inputs.update(window=np.ones(5, np.float32), length=constants["length"])
-    _refused(_model(tmp_path, "STFT", inputs, constants, opset=17), "window", "length")
+    assert_refused(
+        save_node_model(tmp_path, "STFT", inputs, constants, opset=17), "window", "length"
+    )
     mel = {
         "bins": np.array(4, np.int64),
         "size": np.array(16, np.int64),
@@ -171,8 +128,8 @@ def test_refusals(tmp_path: Path) -> None:
         "high": np.array(4000.0, np.float32),
     }
     runtime = {k: v for k, v in mel.items() if k != "high"}
-    _refused(
-        _model(tmp_path, "MelWeightMatrix", dict(mel), runtime, opset=17),
+    assert_refused(
+        save_node_model(tmp_path, "MelWeightMatrix", dict(mel), runtime, opset=17),
         "upper_edge_hertz",
         "constant",
     )

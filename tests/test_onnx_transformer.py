@@ -5,61 +5,21 @@ implementation; and the refusals, each one line naming node and operator."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
-import pytest
 from onnx import TensorProto, helper, numpy_helper
-from onnx.reference import ReferenceEvaluator
 
 import synapc
+from synapc.testing.onnx_cases import assert_refused, check_against_reference, save_model
 
 _RNG = np.random.default_rng(1)
 _PREVIEW = "ai.onnx.preview"
-
-
-def _save(
-    tmp_path: Path, nodes: list[onnx.NodeProto], feeds: dict[str, np.ndarray]
-) -> Path:
-    """A model of `nodes` with graph inputs like `feeds` and output 'y'."""
-    graph = helper.make_graph(
-        nodes,
-        "g",
-        [
-            helper.make_tensor_value_info(
-                n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
-            )
-            for n, a in feeds.items()
-        ],
-        [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)],
-    )
-    opsets = [helper.make_opsetid("", 24), helper.make_opsetid(_PREVIEW, 1)]
-    model = helper.make_model(graph, opset_imports=opsets)
-    path = tmp_path / "model.onnx"
-    onnx.save(model, str(path))
-    return path
-
-
-def _check(path: Path, feeds: dict[str, np.ndarray], rtol: float = 1e-4) -> None:
-    """synapc (GENERIC) matches ONNX's reference implementation on `feeds`."""
-    model = synapc.import_model(path)
-    ours = synapc.compile(model, "GENERIC").run([feeds[i.name] for i in model.inputs])
-    (expected,) = ReferenceEvaluator(str(path)).run(None, feeds)
-    assert ours[0].dtype == expected.dtype and ours[0].shape == expected.shape
-    np.testing.assert_allclose(ours[0], expected, rtol=rtol, atol=rtol)
-
-
-def _refused(path: Path, *needles: str) -> None:
-    """Importing `path` fails with one line naming the node, the operator and
-    `needles`."""
-    with pytest.raises(synapc.SynapcError) as caught:
-        synapc.import_model(path)
-    message = str(caught.value)
-    assert "\n" not in message and "node 'the_layer'" in message, message
-    for needle in needles:
-        assert needle in message, message
+#: this file's models: opset 24 and ai.onnx.preview 1
+_save = partial(save_model, opset=24, domains={_PREVIEW: 1})
 
 
 def _flex(**attrs: Any) -> onnx.NodeProto:
@@ -75,18 +35,13 @@ def _random(*shape: int, dtype: type = np.float32) -> np.ndarray:
 def test_swiglu_after_a_channels_last_conv(tmp_path: Path) -> None:
     """SwiGLU of two conv outputs held channels-last by the importer, alpha 1.7."""
     feeds = {"x": _random(1, 3, 5, 5)}
-    w = numpy_helper.from_array(_random(4, 3, 1, 1), "w")
+    w = {"w": _random(4, 3, 1, 1)}
     nodes = [
         helper.make_node("Conv", ["x", "w"], ["a"]),
         helper.make_node("Relu", ["a"], ["b"]),
         helper.make_node("SwiGLU", ["a", "b"], ["y"], name="the_layer", alpha=1.7),
     ]
-    path = _save(tmp_path, nodes, feeds)
-    model = onnx.load(str(path))
-    model.graph.initializer.append(w)
-    model.opset_import[0].version = 28
-    onnx.save(model, str(path))
-    _check(path, feeds)
+    check_against_reference(_save(tmp_path, nodes, feeds, initializers=w, opset=28), feeds)
 
 
 def test_flex_attention_grouped_heads_with_both_modifiers(tmp_path: Path) -> None:
@@ -110,7 +65,7 @@ def test_flex_attention_grouped_heads_with_both_modifiers(tmp_path: Path) -> Non
         [half],
     )
     node = _flex(scale=0.3, score_mod=score_mod, prob_mod=prob_mod)
-    _check(_save(tmp_path, [node], feeds), feeds)
+    check_against_reference(_save(tmp_path, [node], feeds), feeds)
 
 
 def test_flex_attention_imports_reproducibly(tmp_path: Path) -> None:
@@ -135,7 +90,7 @@ def test_flex_attention_float16_with_softmax_precision(tmp_path: Path) -> None:
     """float16 inputs, softmax_precision float: the result is float16."""
     feeds = {k: _random(1, 2, 4, 8, dtype=np.float16) for k in ("q", "k", "v")}
     node = _flex(softmax_precision=TensorProto.FLOAT)
-    _check(_save(tmp_path, [node], feeds), feeds, rtol=1e-2)
+    check_against_reference(_save(tmp_path, [node], feeds), feeds, rtol=1e-2)
 
 
 def test_refusals(tmp_path: Path) -> None:
@@ -143,11 +98,11 @@ def test_refusals(tmp_path: Path) -> None:
     two outputs and FlexAttention outside its domain are refused by name."""
     pair = {"a": _random(2, 3), "b": _random(2, 4)}
     node = helper.make_node("SwiGLU", ["a", "b"], ["y"], name="the_layer")
-    _refused(_save(tmp_path, [node], pair), "SwiGLU", "one shape")
+    assert_refused(_save(tmp_path, [node], pair), "SwiGLU", "one shape")
     ints = {"a": np.zeros((2, 3), np.int32), "b": np.zeros((2, 3), np.int32)}
-    _refused(_save(tmp_path, [node], ints), "SwiGLU", "float")
+    assert_refused(_save(tmp_path, [node], ints), "SwiGLU", "float")
     three_d = {k: _random(2, 4, 8) for k in ("q", "k", "v")}
-    _refused(_save(tmp_path, [_flex()], three_d), "FlexAttention", "rank 4")
+    assert_refused(_save(tmp_path, [_flex()], three_d), "FlexAttention", "rank 4")
     feeds = {k: _random(1, 2, 4, 8) for k in ("q", "k", "v")}
     two_outputs = helper.make_graph(
         [
@@ -161,8 +116,8 @@ def test_refusals(tmp_path: Path) -> None:
             helper.make_tensor_value_info("o2", TensorProto.FLOAT, None),
         ],
     )
-    _refused(
+    assert_refused(
         _save(tmp_path, [_flex(score_mod=two_outputs)], feeds), "score_mod", "one output"
     )
     plain = helper.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="the_layer")
-    _refused(_save(tmp_path, [plain], feeds), "FlexAttention", _PREVIEW)
+    assert_refused(_save(tmp_path, [plain], feeds), "FlexAttention", _PREVIEW)

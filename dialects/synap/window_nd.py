@@ -174,12 +174,9 @@ def _filter_fits(
     return cout, list(filter_shape[1:-1])
 
 
-@irdl_op_definition
-class ConvNDOp(BiasedLayer):
-    """Convolution over 1 to 3 spatial axes: ``[N, S..., Cin]`` input, filter ``[Cout,
-    K..., Cin / groups]``, bias ``[Cout]``; `groups` > 1 gives a grouped convolution."""
-
-    name = "synap.conv_nd"
+class _ConvND(BiasedLayer):
+    """A convolution over 1 to 3 spatial axes: the window properties and the output
+    shape ``[N, S..., Cout]`` that both kinds share; `_extents` gives ``S...``."""
 
     strides = int_array_prop()
     dilations = int_array_prop()
@@ -192,14 +189,28 @@ class ConvNDOp(BiasedLayer):
     ) -> list[Shape]:
         x = operand_shapes[0]
         cout, kernel = _filter_fits(x, operand_shapes[1], props["groups"])
-        extents = window_extents(
-            x, kernel, props["strides"], props["dilations"], props["pad"]
-        )
-        return [(x[0], *extents, cout)]
+        return [(x[0], *cls._extents(x, kernel, props), cout)]
+
+    @classmethod
+    def _extents(cls, x: Shape, kernel: list[int], props: dict[str, Any]) -> list[int]:
+        """The output's spatial sizes for input shape `x` and spatial `kernel`."""
+        raise NotImplementedError
 
 
 @irdl_op_definition
-class TransposeConvNDOp(BiasedLayer):
+class ConvNDOp(_ConvND):
+    """Convolution over 1 to 3 spatial axes: ``[N, S..., Cin]`` input, filter ``[Cout,
+    K..., Cin / groups]``, bias ``[Cout]``; `groups` > 1 gives a grouped convolution."""
+
+    name = "synap.conv_nd"
+
+    @classmethod
+    def _extents(cls, x: Shape, kernel: list[int], props: dict[str, Any]) -> list[int]:
+        return window_extents(x, kernel, props["strides"], props["dilations"], props["pad"])
+
+
+@irdl_op_definition
+class TransposeConvNDOp(_ConvND):
     """Transposed convolution over 1 to 3 spatial axes: filter ``[Cout, K..., Cin /
     groups]`` (output channels of group g read input channels of group g).
 
@@ -209,17 +220,8 @@ class TransposeConvNDOp(BiasedLayer):
 
     name = "synap.transpose_conv_nd"
 
-    strides = int_array_prop()
-    dilations = int_array_prop()
-    pad = int_array_prop()
-    groups = int_prop(1)
-
     @classmethod
-    def infer_shapes(
-        cls, operand_shapes: list[Shape], props: dict[str, Any]
-    ) -> list[Shape]:
-        x = operand_shapes[0]
-        cout, kernel = _filter_fits(x, operand_shapes[1], props["groups"])
+    def _extents(cls, x: Shape, kernel: list[int], props: dict[str, Any]) -> list[int]:
         n = len(kernel)
         strides, dilations, pad = props["strides"], props["dilations"], props["pad"]
         _per_axis(kernel, n, "kernel", 1)
@@ -234,7 +236,7 @@ class TransposeConvNDOp(BiasedLayer):
             extent = full + 1 - lo - hi
             require(extent >= 1, f"spatial axis {axis}: crop {lo}+{hi} leaves no output")
             extents.append(extent)
-        return [(x[0], *extents, cout)]
+        return extents
 
 
 def filter_window(op: ConvNDOp | TransposeConvNDOp) -> list[int]:

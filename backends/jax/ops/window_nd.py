@@ -11,7 +11,7 @@ input with the spatially flipped filter), through `conv._layer` for quantized op
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -42,6 +42,16 @@ def _window(p: dict) -> Window:
         (1, *p["strides"], 1),
         (1, *p["dilations"], 1),
         [(0, 0), *pairs, (0, 0)],
+    )
+
+
+def _reduce(
+    x: jax.Array, init: jax.Array, computation: Callable[..., jax.Array], p: dict
+) -> jax.Array:
+    """`computation` (from `init`) over each window of the pool with properties `p`."""
+    dims, strides, dilations, pads = _window(p)
+    return lax.reduce_window(
+        x, init, computation, dims, strides, pads, window_dilation=dilations
     )
 
 
@@ -79,12 +89,8 @@ def max_pool_nd(
     """Max pooling; padding never wins."""
     if any_quantized(op):
         return list(run_in_float(max_pool_nd, op, args, ctx))
-    dims, strides, dilations, pads = _window(op.props())
     x = args[0]
-    y = lax.reduce_window(
-        x, _lowest(x.dtype), lax.max, dims, strides, pads, window_dilation=dilations
-    )
-    return [y]
+    return [_reduce(x, _lowest(x.dtype), lax.max, op.props())]
 
 
 @kernel(window_nd.AvgPoolNDOp)
@@ -95,19 +101,13 @@ def avg_pool_nd(
     if any_quantized(op):
         return list(run_in_float(avg_pool_nd, op, args, ctx))
     p = op.props()
-    dims, strides, dilations, pads = _window(p)
     x = widen(args[0])
     zero = jnp.zeros((), x.dtype)
-    total = lax.reduce_window(
-        x, zero, lax.add, dims, strides, pads, window_dilation=dilations
-    )
+    total = _reduce(x, zero, lax.add, p)
     if p["count_include_pad"]:
         count = jnp.asarray(float(np.prod(p["kernel"])), x.dtype)
     else:
-        ones = jnp.ones((1, *x.shape[1:-1], 1), x.dtype)
-        count = lax.reduce_window(
-            ones, zero, lax.add, dims, strides, pads, window_dilation=dilations
-        )
+        count = _reduce(jnp.ones((1, *x.shape[1:-1], 1), x.dtype), zero, lax.add, p)
     return [(total / count).astype(args[0].dtype)]
 
 
@@ -119,19 +119,10 @@ def lp_pool_nd(
     power."""
     float_only(op)
     p = op.props()
-    dims, strides, dilations, pads = _window(p)
     x = widen(args[0])
     order = p["p"]
     powered = x * x if order == 2 else jnp.abs(x) ** jnp.asarray(order, x.dtype)
-    total = lax.reduce_window(
-        powered,
-        jnp.zeros((), x.dtype),
-        lax.add,
-        dims,
-        strides,
-        pads,
-        window_dilation=dilations,
-    )
+    total = _reduce(powered, jnp.zeros((), x.dtype), lax.add, p)
     root = jnp.sqrt(total) if order == 2 else total ** jnp.asarray(1 / order, x.dtype)
     return [root.astype(args[0].dtype)]
 
