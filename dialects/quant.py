@@ -361,3 +361,134 @@ def activation_range(
     if high is not None:
         hi = min(hi, quantize_real(high, q))
     return lo, hi
+
+
+# -- choosing quantization parameters (post-training quantization) ----------------------
+#: Storage spelling of each data type a quantization map names.
+DATA_TYPE_STORAGE: dict[str, str] = {"uint8": "u8", "int8": "i8", "int16": "i16"}
+
+
+def nudged_range(low: float, high: float) -> tuple[float, float]:
+    """`[low, high]` widened to contain 0, as TFLite's converter does (a real zero must
+    be exactly representable: zero padding and ReLU outputs rely on it)."""
+    return min(float(low), 0.0), max(float(high), 0.0)
+
+
+def affine_parameters(low: float, high: float, storage: str) -> tuple[float, int]:
+    """Asymmetric (scale, zero point) mapping `[low, high]` (nudged to contain 0) onto
+    the whole `storage` range, the zero point rounded and clamped into it (TFLite's
+    ChooseQuantizationParams). An empty range gets scale 1."""
+    _, qmin, qmax = STORAGE_TYPES[storage]
+    low, high = nudged_range(low, high)
+    scale = (high - low) / (qmax - qmin)
+    if not scale > 0 or not math.isfinite(scale):
+        return 1.0, 0 if qmin < 0 else qmin
+    zero_point = int(np.clip(np.round(qmin - low / scale), qmin, qmax))
+    return scale, zero_point
+
+
+def symmetric_scales(bound: np.ndarray | float, storage: str) -> np.ndarray:
+    """Scales (zero point 0) mapping ``[-bound, bound]`` onto the narrow signed range
+    ``[-qmax, qmax]``, elementwise over `bound` (per-channel weights); a zero bound
+    gets scale 1."""
+    qmax = STORAGE_TYPES[storage][2]
+    bound = np.abs(np.asarray(bound, np.float64))
+    return np.where(bound > 0, bound / qmax, 1.0)
+
+
+def fixed_point_fraction(bound: float, storage: str) -> int:
+    """Fractional bits of dynamic fixed point (scale ``2**-fl``, zero point 0) for
+    values within ``[-bound, bound]``: the largest `fl` whose range still holds
+    `bound` (the vendor's power-of-two scales); an empty range gets ``fl = 0``."""
+    qmax = STORAGE_TYPES[storage][2]
+    bound = abs(float(bound))
+    if not bound > 0 or not math.isfinite(bound):
+        return 0
+    return math.floor(math.log2(qmax / bound))
+
+
+def activation_type(
+    low: float, high: float, storage: str, *, symmetric: bool, power_of_two: bool
+) -> UniformQuantizedType:
+    """The per-tensor type of an activation calibrated to `[low, high]`: dynamic fixed
+    point (`power_of_two`), symmetric (zero point 0) or asymmetric affine."""
+    bound = max(abs(low), abs(high))
+    if power_of_two:
+        return UniformQuantizedType.dynamic_fixed_point(
+            storage, fixed_point_fraction(bound, storage)
+        )
+    if symmetric:
+        return UniformQuantizedType.per_tensor(
+            storage, float(symmetric_scales(bound, storage))
+        )
+    return UniformQuantizedType.per_tensor(storage, *affine_parameters(low, high, storage))
+
+
+def round_half_away(x: np.ndarray) -> np.ndarray:
+    """Round to nearest, halves away from zero (TFLite's TfLiteRound), elementwise."""
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+def quantize_array(
+    x: np.ndarray, q: UniformQuantizedType, axis: int | None = None
+) -> np.ndarray:
+    """Real values `x` stored in `q` (per tensor, or per axis along `axis`): round half
+    away from zero of ``x / scale`` plus the zero point, saturated to the storage."""
+    scales, zero_points = q.scales, q.zero_points.astype(np.float64)
+    if q.is_per_axis:
+        shape = [1] * x.ndim
+        shape[q.quantized_dimension if axis is None else axis] = -1
+        scales, zero_points = scales.reshape(shape), zero_points.reshape(shape)
+    else:
+        scales, zero_points = scales.reshape(()), zero_points.reshape(())
+    stored = round_half_away(np.asarray(x, np.float64) / scales) + zero_points
+    return np.clip(stored, q.storage_min, q.storage_max).astype(q.storage_dtype)
+
+
+def dequantize_array(x: np.ndarray, q: UniformQuantizedType) -> np.ndarray:
+    """Stored integers `x` of type `q` as float32 reals ``scale * (x - zero_point)``."""
+    scales, zero_points = q.scales, q.zero_points
+    if q.is_per_axis:
+        shape = [1] * np.ndim(x)
+        shape[q.quantized_dimension or 0] = -1
+        scales, zero_points = scales.reshape(shape), zero_points.reshape(shape)
+    else:
+        scales, zero_points = scales.reshape(()), zero_points.reshape(())
+    return ((np.asarray(x, np.int64) - zero_points) * scales).astype(np.float32)
+
+
+def weight_type(
+    w: np.ndarray,
+    storage: str,
+    axis: int | None,
+    *,
+    symmetric: bool,
+    power_of_two: bool,
+) -> UniformQuantizedType:
+    """The type of weights `w` quantized from their own values: per channel along
+    `axis` (symmetric, zero point 0), or per tensor (dynamic fixed point, symmetric or
+    asymmetric affine over the weights' min/max)."""
+    w = np.asarray(w, np.float64)
+    if axis is not None:
+        others = tuple(i for i in range(w.ndim) if i != axis)
+        bound = np.max(np.abs(w), axis=others) if w.size else np.zeros(w.shape[axis])
+        return UniformQuantizedType.per_axis(
+            storage, axis, symmetric_scales(bound, storage)
+        )
+    low, high = (float(w.min()), float(w.max())) if w.size else (0.0, 0.0)
+    return activation_type(
+        low, high, storage, symmetric=symmetric, power_of_two=power_of_two
+    )
+
+
+def bias_type(
+    input_type: UniformQuantizedType, filter_type: UniformQuantizedType, storage: str
+) -> UniformQuantizedType:
+    """The type of a quantized layer's bias: `storage` (i32, or i64 for 16x8 layers),
+    zero point 0, scale ``s_in * s_w`` per output channel (products in float32 as
+    TFLite's converter forms them)."""
+    scales = np.float32(input_type.scale) * filter_type.scales.astype(np.float32)
+    scales = scales.astype(np.float64)
+    if filter_type.is_per_axis:
+        return UniformQuantizedType.per_axis(storage, 0, scales)
+    return UniformQuantizedType.per_tensor(storage, float(scales[0]))

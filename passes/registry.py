@@ -31,6 +31,8 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     # the metafile's `preprocess` (issue 18)
     "insert-preprocess": ("insert_preprocess", "InsertPreprocessPass"),
     "fuse-yuv-resize": ("fuse_yuv_resize", "FuseYuvResizePass"),
+    # post-training quantization (issue 19)
+    "quantize": ("quantize", "QuantizePass"),
 }
 
 

@@ -1,0 +1,548 @@
+"""`quantize{data_type=uint8 scheme=default mode=standard}`: post-training quantization of
+a calibrated float model into the quantized IR the exact integer kernels run.
+
+Input: an optimized float model annotated by calibration (issue 19's contract): each op
+with float results carries ``synap.calibrated_range`` (one f64 ``[low, high]`` array per
+result, empty for non-float results) and optionally ``synap.quant_type`` (``uint8`` |
+``int8`` | ``int16`` | ``float16`` | ``float32``); `@main`'s arguments carry the same as
+argument attributes. Ops without ``synap.quant_type`` take the pass's `data_type`.
+
+Output: the IR an imported quantized TFLite model has. Each op runs in its own data
+type; where consecutive ops differ, conversions are inserted (`synap.quantize` from
+float or between quantized types, `synap.dequantize`, `synap.cast` to or from f16):
+
+* layers with weights (conv2d, depthwise_conv2d, fully_connected): quantized input,
+  weights quantized from their own values (per output channel for
+  ``perchannel_symmetric_affine`` and for int16, i.e. TFLite 16x8), a bias of
+  ``i32`` (``i64`` for int16 activations) with scale ``s_in * s_w``, the result
+  quantized from its calibrated range, the fused activation kept;
+* ops that rescale (add, sub, mul, concat, reduce_mean): inputs in their own types,
+  the result from its range;
+* ops that move stored integers (reshape, transpose, pools, pad, slices, depth/space):
+  the result in the input's type (TFLite requires it);
+* softmax: TFLite's fixed output encodings (scale 1/256, or 1/32768 for int16).
+
+Schemes: ``asymmetric_affine`` (asymmetric activations; per-tensor weights, symmetric
+for signed storage), ``dynamic_fixed_point`` (power-of-two scales, zero point 0, as
+the vendor quantizes int8 and int16), ``perchannel_symmetric_affine`` (asymmetric
+activations, symmetric weights per output channel) and ``default``: uint8 asymmetric,
+int8 dynamic fixed point, int16 symmetric activations with per-channel int8 weights
+(TFLite 16x8). Ranges are nudged to contain 0.
+
+The graph's inputs stay float (a `synap.quantize` at the entry); outputs keep the type
+of the op computing them (`dequantize-outputs` turns quantized ones into float). Ops
+the integer path does not support (not in `INTEGER_OPS`, or without a range, or a
+layer with non-constant weights) stay float behind `synap.dequantize` /
+`synap.quantize`; with ``mode=full`` they are refused instead (a `SynapcError` naming
+the layer). The annotations are removed.
+
+Quantization arithmetic (parameters, rounding) lives in `synapc.dialects.quant`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f16,
+    f32,
+    i1,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from synapc.context import weights_of
+from synapc.dialects.quant import (
+    DATA_TYPE_STORAGE,
+    UniformQuantizedType,
+    activation_type,
+    bias_type,
+    quantize_array,
+    weight_type,
+)
+from synapc.dialects.synap import activation as act
+from synapc.dialects.synap import conv, pool, reduce
+from synapc.dialects.synap import data_movement as dm
+from synapc.dialects.synap import elementwise as ew
+from synapc.dialects.synap.base import element_of, is_float
+from synapc.dialects.synap.constant import ConstantOp
+from synapc.dialects.synap.conversion import CastOp, DequantizeOp, QuantizeOp
+from synapc.errors import SynapcError
+from synapc.passes.apply_layout import main_function, return_of
+from synapc.passes.common import constant_array, new_constant
+from synapc.weights import WeightStore
+
+RANGE_ATTR = "synap.calibrated_range"
+"""Op attribute (ArrayAttr of f64 [low, high] per result) / arg attribute (one array)."""
+
+TYPE_ATTR = "synap.quant_type"
+"""Op / arg attribute: the data type the layer runs in."""
+
+DATA_TYPES = ("uint8", "int8", "int16", "float16", "float32")
+SCHEMES = (
+    "default",
+    "asymmetric_affine",
+    "dynamic_fixed_point",
+    "perchannel_symmetric_affine",
+)
+MODES = ("standard", "full")
+
+#: Layers with weights and the axis of their output channels in the filter.
+WEIGHTED_OPS: dict[type[Operation], int] = {
+    conv.Conv2DOp: 0,
+    conv.DepthwiseConv2DOp: 3,
+    conv.FullyConnectedOp: 0,
+}
+#: Ops whose integer kernels rescale: result quantized from its own range.
+RESCALING_OPS: tuple[type[Operation], ...] = (
+    ew.AddOp,
+    ew.SubOp,
+    ew.MulOp,
+    dm.ConcatOp,
+    reduce.ReduceMeanOp,
+)
+#: Ops that move stored integers: the result has the input's quantization.
+MOVING_OPS: tuple[type[Operation], ...] = (
+    dm.ReshapeOp,
+    dm.TransposeOp,
+    dm.PadOp,
+    dm.SliceOp,
+    dm.StridedSliceOp,
+    dm.DepthToSpaceOp,
+    dm.SpaceToDepthOp,
+    pool.MaxPool2DOp,
+    pool.AvgPool2DOp,
+)
+#: Ops whose quantized result has a fixed encoding per storage (scale, zero point).
+FIXED_OUTPUT_OPS: dict[type[Operation], dict[str, tuple[float, int]]] = {
+    act.SoftmaxOp: {"u8": (1 / 256, 0), "i8": (1 / 256, -128), "i16": (1 / 32768, 0)},
+}
+INTEGER_OPS: tuple[type[Operation], ...] = (
+    *WEIGHTED_OPS,
+    *RESCALING_OPS,
+    *MOVING_OPS,
+    *FIXED_OUTPUT_OPS,
+)
+"""Op classes the quantized path supports (those the TFLite importer produces
+quantized and the integer kernels run); the backend is not consulted."""
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How one data type is quantized under a scheme."""
+
+    storage: str
+    symmetric: bool
+    power_of_two: bool
+    per_channel: bool
+
+    @staticmethod
+    def of(data_type: str, scheme: str) -> Scheme:
+        """The scheme's rules for integer `data_type` (see the module docstring)."""
+        storage = DATA_TYPE_STORAGE[data_type]
+        if scheme == "default":
+            scheme = {
+                "uint8": "asymmetric_affine",
+                "int8": "dynamic_fixed_point",
+                "int16": "int16",
+            }[data_type]
+        if scheme == "dynamic_fixed_point":
+            if storage == "u8":
+                raise SynapcError(
+                    "quantize: dynamic_fixed_point needs a signed data type (int8 or "
+                    "int16), not uint8"
+                )
+            return Scheme(storage, True, True, False)
+        if scheme == "int16":  # TFLite 16x8: symmetric activations, per-channel weights
+            return Scheme(storage, True, False, True)
+        per_channel = scheme == "perchannel_symmetric_affine"
+        # int16 activations take zero point 0 in every TFLite kernel
+        return Scheme(storage, storage == "i16", False, per_channel)
+
+
+def _f64_pair(attr: Attribute) -> tuple[float, float] | None:
+    """[low, high] of a DenseArrayBase, or None when empty / not an array."""
+    if not isinstance(attr, DenseArrayBase):
+        return None
+    values = attr.get_values()
+    if len(values) != 2:
+        return None
+    return float(values[0]), float(values[1])
+
+
+def _tensor(element: Attribute, value: SSAValue) -> TensorType[Attribute]:
+    return TensorType(element, value.type.get_shape())  # type: ignore[attr-defined]
+
+
+def _recreated(
+    op: Operation, operands: Sequence[SSAValue], result_types: Sequence[Attribute]
+) -> Operation:
+    """A copy of `op` (properties, attributes) over new operands and result types."""
+    return type(op).create(
+        operands=list(operands),
+        result_types=list(result_types),
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+
+
+def _layer(op: Operation) -> str:
+    name = op.attributes.get("layer_name")
+    return f"layer '{name.data}'" if isinstance(name, StringAttr) else f"op {op.name}"
+
+
+@dataclass
+class _Rewriter:
+    """The state of one rewrite of @main: conversions already inserted, per value."""
+
+    func: FuncOp
+    weights: WeightStore
+    data_type: str
+    scheme: str
+    full: bool
+    #: (value, target element key) -> converted value
+    views: dict[tuple[SSAValue, object], SSAValue] = field(default_factory=dict)
+    #: value -> calibrated range of the float value it stands for
+    ranges: dict[SSAValue, tuple[float, float]] = field(default_factory=dict)
+    #: ops the rewrite inserted (erased again when nothing reads them)
+    inserted: set[Operation] = field(default_factory=set)
+
+    @property
+    def block(self) -> Block:
+        return self.func.body.block
+
+    # -- annotations -------------------------------------------------------------
+    def read_annotations(self) -> dict[SSAValue, str]:
+        """Ranges of every annotated value (into `ranges`) and the data type of each
+        argument; the annotations are removed."""
+        arg_types: dict[SSAValue, str] = {}
+        attrs = self.func.arg_attrs
+        if attrs is not None:
+            new = []
+            for arg, d in zip(self.block.args, attrs.data, strict=True):
+                entries = dict(d.data)
+                pair = _f64_pair(entries.pop(RANGE_ATTR, None))  # type: ignore[arg-type]
+                if pair is not None:
+                    self.ranges[arg] = pair
+                kind = entries.pop(TYPE_ATTR, None)
+                if isinstance(kind, StringAttr):
+                    arg_types[arg] = self._checked_type(kind.data, f"argument {arg.index}")
+                new.append(DictionaryAttr(entries))
+            self.func.arg_attrs = ArrayAttr(new)
+        for op in self.block.ops:
+            ranges = op.attributes.pop(RANGE_ATTR, None)
+            if isinstance(ranges, ArrayAttr):
+                for result, attr in zip(op.results, ranges.data, strict=False):
+                    pair = _f64_pair(attr)
+                    if pair is not None:
+                        self.ranges[result] = pair
+        return arg_types
+
+    def _checked_type(self, kind: str, where: str) -> str:
+        if kind not in DATA_TYPES:
+            raise SynapcError(
+                f"quantize: {where}: {TYPE_ATTR} '{kind}' is not one of "
+                + ", ".join(DATA_TYPES)
+            )
+        return kind
+
+    def type_of(self, op: Operation) -> str:
+        """The data type `op` runs in (its annotation, consumed, or the default)."""
+        kind = op.attributes.pop(TYPE_ATTR, None)
+        if isinstance(kind, StringAttr):
+            return self._checked_type(kind.data, _layer(op))
+        return self.data_type
+
+    # -- conversions -------------------------------------------------------------
+    def _insert(self, op: Operation, before: Operation) -> SSAValue:
+        self.block.insert_op_before(op, before)
+        self.inserted.add(op)
+        return op.results[0]
+
+    def quantized(
+        self, value: SSAValue, rules: Scheme, before: Operation
+    ) -> SSAValue | None:
+        """`value` stored in `rules.storage`: as it is when already so quantized per
+        tensor, else converted with parameters from its range (constants: from their
+        values). None when no range is known."""
+        element = element_of(value)
+        if (
+            isinstance(element, UniformQuantizedType)
+            and element.storage.data == rules.storage
+            and not element.is_per_axis
+        ):
+            return value
+        key = (value, rules)
+        if key in self.views:
+            return self.views[key]
+        array = constant_array(value, self.weights)
+        if array is not None and is_float(element):
+            low, high = (float(array.min()), float(array.max())) if array.size else (0, 0)
+            q = activation_type(
+                low, high, rules.storage, symmetric=rules.symmetric,
+                power_of_two=rules.power_of_two,
+            )  # fmt: skip
+            stored = quantize_array(array.astype(np.float64), q)
+            view = self._insert(
+                new_constant(self.weights, stored, _tensor(q, value), "q"), before
+            )
+        else:
+            q = self.result_type(value, rules)
+            if q is None:
+                return None
+            source = self.floating(value, f32, before) if element == f16 else value
+            view = self._insert(
+                QuantizeOp.make(source, result_types=[_tensor(q, value)]), before
+            )
+        self.views[key] = view
+        return view
+
+    def result_type(self, value: SSAValue, rules: Scheme) -> UniformQuantizedType | None:
+        """The type of `value` from its calibrated range under `rules` (None: no range)."""
+        pair = self.ranges.get(value)
+        if pair is None:
+            return None
+        return activation_type(
+            *pair, rules.storage, symmetric=rules.symmetric, power_of_two=rules.power_of_two
+        )
+
+    def floating(self, value: SSAValue, element: Attribute, before: Operation) -> SSAValue:
+        """`value` as float of `element` (f32 or f16): dequantized and/or cast."""
+        current = element_of(value)
+        if current == element or not (is_float(current) or isinstance(
+            current, UniformQuantizedType
+        )):  # fmt: skip
+            return value
+        key = (value, element)
+        if key in self.views:
+            return self.views[key]
+        if isinstance(current, UniformQuantizedType):
+            view = self._insert(
+                DequantizeOp.make(value, result_types=[_tensor(f32, value)]), before
+            )
+            if element != f32:
+                view = self._insert(
+                    CastOp.make(view, result_types=[_tensor(element, value)]), before
+                )
+        else:
+            array = constant_array(value, self.weights)
+            if array is not None:
+                dtype = np.float16 if element == f16 else np.float32
+                constant = new_constant(self.weights, array.astype(dtype), hint="c")
+                view = self._insert(constant, before)
+            else:
+                view = self._insert(
+                    CastOp.make(value, result_types=[_tensor(element, value)]), before
+                )
+        self.views[key] = view
+        return view
+
+    # -- ops ---------------------------------------------------------------------
+    def rewrite(self, op: Operation) -> None:
+        """Rewrite one op of @main in the data type it runs in."""
+        kind = self.type_of(op)
+        if isinstance(op, ConstantOp | ReturnOp):
+            return
+        if kind in ("float32", "float16"):
+            self._run_float(op, f32 if kind == "float32" else f16)
+            return
+        new = self._integer(op, Scheme.of(kind, self.scheme))
+        if new is None:
+            if self.full and any(is_float(element_of(r)) for r in op.results):
+                raise SynapcError(
+                    f"quantize: {_layer(op)} ({op.name}) cannot be quantized to {kind} "
+                    "(mode=full quantizes every layer)"
+                )
+            self._run_float(op, f32)
+            return
+        self._replace(op, new)
+
+    def _run_float(self, op: Operation, element: Attribute) -> None:
+        """Keep `op` float (of `element`): its float operands converted to `element`,
+        its f32 results retyped when `element` is f16."""
+        for i, operand in enumerate(op.operands):
+            if is_float(element_of(operand)) or isinstance(
+                element_of(operand), UniformQuantizedType
+            ):
+                op.operands[i] = self.floating(operand, element, op)
+        if element == f16 and any(
+            isinstance(element_of(r), Float32Type) for r in op.results
+        ):
+            types = [
+                _tensor(f16, r) if isinstance(element_of(r), Float32Type) else r.type
+                for r in op.results
+            ]
+            self._replace(op, _recreated(op, list(op.operands), types))
+
+    def _replace(self, op: Operation, new: Operation) -> None:
+        """Put `new` in place of `op` (results in order; ranges carried over)."""
+        self.block.insert_op_before(new, op)
+        for old, result in zip(op.results, new.results, strict=True):
+            if old in self.ranges:
+                self.ranges[result] = self.ranges[old]
+            old.replace_all_uses_with(result)
+        self.block.erase_op(op)
+
+    def _integer(self, op: Operation, rules: Scheme) -> Operation | None:
+        """The quantized replacement of `op` (not yet inserted), or None when the
+        integer path cannot run it."""
+        if not isinstance(op, INTEGER_OPS) or not all(
+            isinstance(element_of(r), Float32Type | Float16Type) for r in op.results
+        ):
+            return None
+        if isinstance(op, tuple(WEIGHTED_OPS)):
+            return self._weighted(op, rules)  # type: ignore[arg-type]
+        if isinstance(op, pool.AvgPool2DOp) and op.props()["count_include_pad"]:
+            return None  # TFLite's integer average divides by in-bound cells only
+        operands = []
+        for operand in op.operands:
+            if not is_float(element_of(operand)) and not isinstance(
+                element_of(operand), UniformQuantizedType
+            ):
+                operands.append(operand)  # integer operands (none today) pass through
+                continue
+            view = self.quantized(operand, rules, op)
+            if view is None:
+                return None
+            operands.append(view)
+        if isinstance(op, MOVING_OPS):
+            result_types = [_tensor(element_of(operands[0]), op.results[0])]
+        elif isinstance(op, tuple(FIXED_OUTPUT_OPS)):
+            scale, zero_point = FIXED_OUTPUT_OPS[type(op)][rules.storage]
+            q = UniformQuantizedType.per_tensor(rules.storage, scale, zero_point)
+            result_types = [_tensor(q, op.results[0])]
+        else:
+            types = [self.result_type(r, rules) for r in op.results]
+            if any(t is None for t in types):
+                return None
+            result_types = [_tensor(t, r) for t, r in zip(types, op.results, strict=True)]  # type: ignore[arg-type]
+        new = _recreated(op, operands, result_types)
+        if isinstance(new, ew.AddOp | ew.SubOp) and rules.storage == "i16":
+            # the general int16 rescaling: the power-of-two (LSTM) path needs the
+            # output scale equal to an input's, which calibrated ranges do not give
+            new.properties["pot_scale_int16"] = IntegerAttr(0, i1)
+        return new
+
+    def _weighted(self, op: conv.BiasedLayer, rules: Scheme) -> Operation | None:
+        """A conv / depthwise / fully connected layer with quantized input, weights
+        and bias (constant weights and bias only)."""
+        w = constant_array(op.filter, self.weights)
+        b = None if op.bias is None else constant_array(op.bias, self.weights)
+        if w is None or (op.bias is not None and b is None) or not is_float(
+            element_of(op.filter)
+        ):  # fmt: skip
+            return None
+        x = self.quantized(op.input, rules, op)
+        out = self.result_type(op.output, rules)
+        if x is None or out is None:
+            return None
+        qx = element_of(x)
+        assert isinstance(qx, UniformQuantizedType)
+        weight_storage = "u8" if rules.storage == "u8" and not rules.per_channel else "i8"
+        axis = WEIGHTED_OPS[type(op)] if rules.per_channel else None
+        qw = weight_type(
+            w, weight_storage, axis, symmetric=weight_storage != "u8",
+            power_of_two=rules.power_of_two,
+        )  # fmt: skip
+        filter_value = self._insert(
+            new_constant(self.weights, quantize_array(w, qw), _tensor(qw, op.filter), "qw"),
+            op,
+        )
+        operands: list[SSAValue] = [x, filter_value]
+        if b is not None:
+            qb = bias_type(qx, qw, "i64" if rules.storage == "i16" else "i32")
+            stored = quantize_array(b.astype(np.float64), qb, axis=0)
+            operands.append(
+                self._insert(
+                    new_constant(self.weights, stored, _tensor(qb, op.bias), "qb"),
+                    op,  # type: ignore[arg-type]
+                )
+            )
+        return _recreated(op, operands, [_tensor(out, op.output)])
+
+
+@dataclass(frozen=True)
+class QuantizePass(ModulePass):
+    """Rewrite a calibrated float model (``synap.calibrated_range`` /
+    ``synap.quant_type`` annotations) into quantized IR for the integer kernels."""
+
+    name = "quantize"
+
+    #: Data type of layers without a ``synap.quant_type`` annotation.
+    data_type: str = "uint8"
+    #: asymmetric_affine | dynamic_fixed_point | perchannel_symmetric_affine | default
+    scheme: str = "default"
+    #: standard (unsupported ops stay float) | full (refuse them)
+    mode: str = "standard"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for option, value, allowed in (
+            ("data_type", self.data_type, DATA_TYPES),
+            ("scheme", self.scheme, SCHEMES),
+            ("mode", self.mode, MODES),
+        ):
+            if value not in allowed:
+                raise SynapcError(
+                    f"quantize: {option}={value} is not one of {', '.join(allowed)}"
+                )
+        func = main_function(op)
+        rewriter = _Rewriter(
+            func, weights_of(ctx), self.data_type, self.scheme, self.mode == "full"
+        )
+        arg_types = rewriter.read_annotations()
+        self._quantize_arguments(rewriter, arg_types)
+        for inner in list(func.body.block.ops):
+            rewriter.rewrite(inner)
+        _drop_dead_conversions(func, rewriter)
+        ret = return_of(func)
+        func.function_type = FunctionType.from_lists(
+            list(func.function_type.inputs.data), [v.type for v in ret.operands]
+        )
+
+    def _quantize_arguments(
+        self, rewriter: _Rewriter, arg_types: dict[SSAValue, str]
+    ) -> None:
+        """Arguments stay float; an argument in an integer type gets its
+        `synap.quantize` at the entry (with its own range and type) so every reader in
+        that type shares it."""
+        block = rewriter.block
+        first = block.first_op
+        if first is None:
+            return
+        for arg in block.args:
+            kind = arg_types.get(arg, self.data_type)
+            if kind not in DATA_TYPE_STORAGE or not isinstance(
+                element_of(arg), Float32Type
+            ):
+                continue
+            rewriter.quantized(arg, Scheme.of(kind, self.scheme), first)
+
+
+def _drop_dead_conversions(func: FuncOp, rewriter: _Rewriter) -> None:
+    """Erase conversions and constants the rewrite inserted but nothing reads (the
+    float weights replaced by quantized ones, unused entry quantizations)."""
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(list(func.body.block.ops)):
+            removable = op in rewriter.inserted or isinstance(op, ConstantOp)
+            if removable and not any(r.uses for r in op.results):
+                func.body.block.erase_op(op)
+                changed = True
+
+
+__all__: Sequence[str] = ["INTEGER_OPS", "QuantizePass", "Scheme"]

@@ -1,0 +1,305 @@
+# ruff: noqa: E501 (MLIR text of a test net: one op per line)
+"""The `quantize` pass: calibrated float models rewritten into quantized IR that the
+integer kernels run.
+
+A small float conv net (examples/tiny_cnn.mlir: conv + relu6, depthwise + relu6,
+pointwise + relu, mean, reshape, fully connected, softmax) is calibrated on random data
+(`collect_statistics`, min/max), annotated as the contract says, quantized and compiled
+for VS680. Checks: every quantized layer's integers are within one step of a float
+simulation of the same quantized graph (its dequantized inputs through the float op,
+quantized with round half away from zero); the output's SQNR against the float model;
+int16 and float16; the refusals of mode=full; annotations consumed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+    f64,
+)
+from xdsl.ir import Block, Operation
+
+import synapc
+from synapc.backends.jax.evaluate import evaluate
+from synapc.compiler import optimize
+from synapc.context import make_context
+from synapc.dialects.quant import UniformQuantizedType, dequantize_array, quantize_array
+from synapc.dialects.synap.base import element_of
+from synapc.dialects.synap.constant import ConstantOp
+from synapc.passes.common import constant_array
+from synapc.passes.dequantize_outputs import DequantizeOutputsPass
+from synapc.passes.quantize import RANGE_ATTR, TYPE_ATTR, QuantizePass
+from synapc.quantization import collect_statistics
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY_CNN = (ROOT / "examples" / "tiny_cnn.mlir").read_text()
+#: the same net without its softmax: the output SQNR then measures the layers
+TINY_LOGITS = TINY_CNN.replace("func.return %15", "func.return %14")
+
+
+def _model(text: str) -> synapc.Model:
+    store = synapc.WeightStore()
+    return optimize(synapc.Model.from_module(synapc.parse_module(text, store), store))
+
+
+def _batches(count: int = 3, seed: int = 0) -> list[list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    return [
+        [rng.standard_normal((2, 1, 32, 32, 3)).astype(np.float32)] for _ in range(count)
+    ]
+
+
+def _pair(low: float, high: float) -> DenseArrayBase:
+    return DenseArrayBase.from_list(f64, [low, high])
+
+
+def _annotated(model: synapc.Model, types: dict[str, str] | None = None) -> synapc.Model:
+    """`model` with min/max ranges from random data and optional per-layer types."""
+    stats = collect_statistics(model, _batches(), histograms=False)
+    func = model.main
+    block = func.body.block
+    attrs = []
+    for i, _ in enumerate(block.args):
+        entries = dict(func.arg_attrs.data[i].data) if func.arg_attrs else {}
+        s = stats[f"arg{i}"]
+        entries[RANGE_ATTR] = _pair(s.minimum, s.maximum)
+        attrs.append(DictionaryAttr(entries))
+    func.arg_attrs = ArrayAttr(attrs)
+    for p, op in enumerate(block.ops):
+        if isinstance(op, ConstantOp) or not op.results:
+            continue
+        ranges = []
+        for j, _ in enumerate(op.results):
+            s = stats.get(f"op{p}.{j}")
+            ranges.append(
+                _pair(s.minimum, s.maximum) if s else DenseArrayBase.from_list(f64, [])
+            )
+        op.attributes[RANGE_ATTR] = ArrayAttr(ranges)
+        name = op.attributes.get("layer_name")
+        if types and isinstance(name, StringAttr) and name.data in types:
+            op.attributes[TYPE_ATTR] = StringAttr(types[name.data])
+    return model
+
+
+def _quantized(model: synapc.Model, **options: str) -> synapc.Model:
+    """The annotated `model` through `quantize` (and float outputs)."""
+    module = model.module.clone()
+    ctx = make_context(model.weights)
+    QuantizePass(**options).apply(ctx, module)
+    DequantizeOutputsPass().apply(ctx, module)
+    module.verify()
+    return synapc.Model.from_module(module, model.weights)
+
+
+def _sqnr(reference: np.ndarray, test: np.ndarray) -> float:
+    """Signal to quantization noise in dB (inf when `test` equals `reference`)."""
+    error = np.sum((reference.astype(np.float64) - test) ** 2)
+    if error == 0:
+        return float("inf")
+    return float(10 * np.log10(np.sum(reference.astype(np.float64) ** 2) / error))
+
+
+def _output_sqnr(text: str, **options: str) -> float:
+    float_model = _model(text)
+    quantized = _quantized(_annotated(_model(text)), **options)
+    x = _batches(1, seed=7)[0][0]
+    ref_run = synapc.compile(float_model)
+    q_run = synapc.compile(quantized)
+    ref = np.stack([ref_run.run([x[i]])[0] for i in range(len(x))])
+    out = np.stack([q_run.run([x[i]])[0] for i in range(len(x))])
+    return _sqnr(ref, out)
+
+
+@pytest.mark.parametrize(
+    ("data_type", "scheme", "floor_db"),
+    [
+        ("uint8", "default", 30.0),
+        ("int8", "perchannel_symmetric_affine", 30.0),
+        ("uint8", "perchannel_symmetric_affine", 30.0),
+        ("int8", "default", 30.0),  # dynamic fixed point
+        ("int8", "asymmetric_affine", 30.0),
+        ("int16", "default", 40.0),  # int8 weights bound it
+        ("int16", "dynamic_fixed_point", 35.0),
+        ("float16", "default", 50.0),  # VS680 runs the float model in f16 too: inf
+    ],
+)
+def test_output_close_to_float_model(data_type: str, scheme: str, floor_db: float) -> None:
+    assert _output_sqnr(TINY_LOGITS, data_type=data_type, scheme=scheme) > floor_db
+
+
+def _float_twin(op: Operation) -> Operation:
+    """`op` over float32 operands and results (a detached block provides them)."""
+    block = Block(arg_types=[TensorType(f32, v.type.get_shape()) for v in op.operands])
+    return type(op).create(
+        operands=list(block.args),
+        result_types=[TensorType(f32, r.type.get_shape()) for r in op.results],
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+
+
+def _layer_steps(model: synapc.Model, x: np.ndarray) -> dict[str, int]:
+    """Per quantized layer: the largest difference (in steps) between its integer
+    result and its fake-quant simulation on the same integer inputs."""
+    values: dict = {model.main.body.block.args[0]: x}
+    steps: dict[str, int] = {}
+    for op in model.main.body.block.ops:
+        if op.name == "func.return":
+            break
+        if isinstance(op, ConstantOp):
+            values[op.results[0]] = constant_array(op.results[0], model.weights)
+            continue
+        arrays = [values[v] for v in op.operands]
+        results = evaluate(op, arrays)
+        assert results is not None, op.name
+        values.update(zip(op.results, results, strict=True))
+        out = element_of(op.results[0])
+        if op.name in ("synap.quantize", "synap.dequantize") or not isinstance(
+            out, UniformQuantizedType
+        ):
+            continue
+        reals = [
+            dequantize_array(a, element_of(v))
+            if isinstance(element_of(v), UniformQuantizedType)
+            else a
+            for a, v in zip(arrays, op.operands, strict=True)
+        ]
+        (simulated,) = evaluate(_float_twin(op), reals)  # type: ignore[misc]
+        expected = quantize_array(simulated, out).astype(np.int64)
+        steps[op.attributes["layer_name"].data] = int(  # type: ignore[union-attr]
+            np.max(np.abs(expected - results[0].astype(np.int64)))
+        )
+    return steps
+
+
+@pytest.mark.parametrize(
+    ("data_type", "scheme"),
+    [
+        ("uint8", "default"),
+        ("int8", "default"),
+        ("int8", "perchannel_symmetric_affine"),
+        ("int16", "default"),
+    ],
+)
+def test_every_layer_within_one_step_of_fake_quant(data_type: str, scheme: str) -> None:
+    model = _model(TINY_CNN)
+    module = _annotated(model).module.clone()
+    QuantizePass(data_type=data_type, scheme=scheme).apply(
+        make_context(model.weights), module
+    )
+    quantized = synapc.Model.from_module(module, model.weights)
+    steps = _layer_steps(quantized, _batches(1, seed=3)[0][0][0])
+    assert set(steps) == {"conv1", "dw2", "pw3", "pool4", "flatten5", "fc6", "prob"}
+    assert max(steps.values()) <= 1, steps
+
+
+def test_ir_shape_of_the_rewrite() -> None:
+    """uint8: float input quantized at the entry, u8 weights, i32 bias at s_in * s_w,
+    softmax at scale 1/256; int16: per-channel i8 weights and an i64 bias; the
+    annotations are gone."""
+    model = _annotated(_model(TINY_CNN))
+    text = synapc.print_module(_quantized(model).module)
+    assert RANGE_ATTR not in text and TYPE_ATTR not in text
+    assert "synap.quantize %0" in text
+    assert "!quant.uniform<u8:f32, 0.00390625>" in text
+    module: ModuleOp = model.module.clone()
+    QuantizePass(data_type="int16").apply(make_context(model.weights), module)
+    conv = next(op for op in module.walk() if op.name == "synap.conv2d")
+    qx, qw, qb = (element_of(v) for v in conv.operands)
+    assert qx.storage.data == "i16" and qx.zero_point == 0
+    assert qw.storage.data == "i8" and qw.quantized_dimension == 0
+    assert qb.storage.data == "i64"
+    assert np.allclose(qb.scales, np.float32(qx.scale) * qw.scales.astype(np.float32))
+
+
+def test_mixed_types_and_float_layers() -> None:
+    """Per-layer types: a float32 layer runs float between dequantize and quantize; a
+    float16 layer gets casts; an int16 layer between uint8 layers is requantized."""
+    model = _annotated(
+        _model(TINY_LOGITS), {"dw2": "float32", "pw3": "int16", "fc6": "float16"}
+    )
+    quantized = _quantized(model, data_type="uint8")
+    ops = {op.attributes["layer_name"].data: op for op in quantized.main.body.block.ops
+           if "layer_name" in op.attributes}  # fmt: skip
+    assert str(element_of(ops["dw2"].results[0])) == "f32"
+    assert element_of(ops["pw3"].results[0]).storage.data == "i16"
+    assert str(element_of(ops["fc6"].results[0])) == "f16"
+    assert element_of(ops["conv1"].results[0]).storage.data == "u8"
+    x = _batches(1, seed=5)[0][0][0]
+    ref = synapc.compile(_model(TINY_LOGITS)).run([x])[0]
+    out = synapc.compile(quantized).run([x])[0]
+    assert _sqnr(ref, out) > 30
+
+
+def test_full_mode_refuses_what_it_cannot_quantize() -> None:
+    """A layer the pass cannot quantize (here: one without a calibrated range) stays
+    float in standard mode and is refused in full mode, naming the layer."""
+    model = _annotated(_model(TINY_CNN))
+    pool = next(op for op in model.main.body.block.ops if op.name == "synap.reduce_mean")
+    del pool.attributes[RANGE_ATTR]  # no range: cannot be quantized
+    standard = _quantized(model)
+    op = next(o for o in standard.main.body.block.ops if o.name == "synap.reduce_mean")
+    assert str(element_of(op.results[0])) == "f32"
+    synapc.compile(standard)
+    with pytest.raises(synapc.SynapcError, match=r"layer 'pool4'.*mode=full"):
+        _quantized(model, mode="full")
+
+
+def test_bad_options_and_types_refused() -> None:
+    model = _annotated(_model(TINY_CNN), {"conv1": "int4"})
+    with pytest.raises(synapc.SynapcError, match=r"layer 'conv1'.*'int4'"):
+        _quantized(model)
+    with pytest.raises(synapc.SynapcError, match="scheme=foo"):
+        _quantized(model, scheme="foo")
+    model = _annotated(_model(TINY_CNN))
+    with pytest.raises(synapc.SynapcError, match="dynamic_fixed_point needs a signed"):
+        _quantized(model, scheme="dynamic_fixed_point")
+
+
+#: Ops without weights: pools, residual add / sub, mul, concat, pad, slice, transpose.
+ELEMENTWISE_NET = """
+func.func @main(%x: tensor<1x32x32x3xf32>) -> tensor<1x3x17x17xf32> {
+  %m = synap.max_pool2d %x {layer_name = "maxp", kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>} : (tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %a = synap.avg_pool2d %x {layer_name = "avgp", kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>} : (tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %s = synap.add %m, %a {layer_name = "add", activation = #synap<activation relu>} : (tensor<1x32x32x3xf32>, tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %d = synap.sub %x, %a {layer_name = "sub"} : (tensor<1x32x32x3xf32>, tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %p = synap.mul %s, %d {layer_name = "mul"} : (tensor<1x32x32x3xf32>, tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %c = synap.concat %p, %x {layer_name = "cat", axis = 3 : i64} : (tensor<1x32x32x3xf32>, tensor<1x32x32x3xf32>) -> tensor<1x32x32x6xf32>
+  %q = synap.max_pool2d %c {layer_name = "down", kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x32x32x6xf32>) -> tensor<1x16x16x6xf32>
+  %k = synap.pad %q {layer_name = "pad", pads = array<i64: 0, 0, 1, 0, 1, 0, 0, 0>} : (tensor<1x16x16x6xf32>) -> tensor<1x17x17x6xf32>
+  %h = synap.slice %k {layer_name = "half", start = array<i64: 0, 0, 0, 0>} : (tensor<1x17x17x6xf32>) -> tensor<1x17x17x3xf32>
+  %t = synap.transpose %h {layer_name = "perm", perm = array<i64: 0, 3, 1, 2>} : (tensor<1x17x17x3xf32>) -> tensor<1x3x17x17xf32>
+  func.return %t : tensor<1x3x17x17xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("data_type", "scheme"),
+    [("uint8", "default"), ("int8", "default"), ("int16", "default"),
+     ("int16", "dynamic_fixed_point")],
+)  # fmt: skip
+def test_layers_without_weights(data_type: str, scheme: str) -> None:
+    """Every op of the net is quantized (none left float), compiles, and each layer
+    is within one step of its fake-quant simulation."""
+    model = _model(ELEMENTWISE_NET)
+    module = _annotated(model).module.clone()
+    QuantizePass(data_type=data_type, scheme=scheme, mode="full").apply(
+        make_context(model.weights), module
+    )
+    quantized = synapc.Model.from_module(module, model.weights)
+    synapc.compile(quantized)
+    steps = _layer_steps(quantized, _batches(1, seed=4)[0][0][0])
+    assert set(steps) == {"maxp", "avgp", "add", "sub", "mul", "cat", "down",
+                          "pad", "half", "perm"}  # fmt: skip
+    assert max(steps.values()) <= 1, steps
