@@ -1,11 +1,14 @@
 """synapc: an open MLIR-style model compiler for Synaptics VS680 / VS640 NPUs.
 
 The front door of the library: `import_model(path) -> Model`, `compile(model, target) ->
-Executable`, `Executable.run(inputs)`, `optimize(model)` and `convert(model, target,
-out_dir, meta)`, which writes a deployable `model.synap`; `Network(path)` loads and runs
-one. `WeightStore` holds the weights the IR refers to by handle; `make_context` gives an
-xDSL context with synapc's dialects and a store; `read_module` / `parse_module` and
-`write_module` / `print_module` move IR (with weight blobs) between memory and MLIR text.
+Executable`, `Executable.run(inputs)`, `optimize(model)`, `quantize(model, dataset,
+data_type, scheme, algorithm, options, mode)` (post-training quantization of a float
+model on a calibration dataset: globs of .jpg/.png/.npy per input, or "random") and
+`convert(model, target, out_dir, meta)`, which writes a deployable `model.synap`;
+`Network(path)` loads and runs one. `WeightStore` holds the weights the IR refers to by
+handle; `make_context` gives an xDSL context with synapc's dialects and a store;
+`read_module` / `parse_module` and `write_module` / `print_module` move IR (with weight
+blobs) between memory and MLIR text.
 
 Names are imported on first use, so that a deployment that only loads and runs packages
 (`synapc.Network`) never imports xDSL, the IR or the importers; `__version__` is the
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from synapc.importers import import_model
     from synapc.mlir_io import parse_module, print_module, read_module, write_module
     from synapc.model import Model, TensorInfo
+    from synapc.quantization.flow import quantize
     from synapc.runtime import Network
     from synapc.weights import WeightStore
 
@@ -46,6 +50,7 @@ _LAZY = {
     "write_module": "synapc.mlir_io",
     "Model": "synapc.model",
     "TensorInfo": "synapc.model",
+    "quantize": "synapc.quantization.flow",
     "Network": "synapc.runtime",
     "WeightStore": "synapc.weights",
 }
@@ -65,6 +70,7 @@ __all__ = [
     "optimize",
     "parse_module",
     "print_module",
+    "quantize",
     "read_module",
     "write_module",
 ]

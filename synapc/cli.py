@@ -71,6 +71,7 @@ def _convert(args: argparse.Namespace) -> int:
             args.verbose
             or message.startswith("warning:")
             or message.startswith("converted")
+            or message.startswith("calibration:")
         ):
             print(
                 message, file=sys.stderr if message.startswith("warning:") else sys.stdout
@@ -84,6 +85,7 @@ def _convert(args: argparse.Namespace) -> int:
         profiling=args.profiling,
         preserve=args.preserve,
         log=log,
+        progress=not args.silent,
     )
     return 0
 

@@ -296,7 +296,10 @@ def test_bad_model_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         ),
         ("outputs:\n  - name: relu_3\n", ["meta.yaml: outputs[0].name", "relu_3", "relu3"]),
         ("dequantize_outputs: 3\n", ["dequantize_outputs"]),
-        ("quantization:\n  data_type: int8\n", ["quantization", "not supported"]),
+        (
+            "quantization:\n  dataset: none/*.npy\n",
+            ["meta.yaml: quantization.dataset", "matches no files"],
+        ),
     ],
 )
 def test_bad_metafiles(

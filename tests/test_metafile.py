@@ -683,16 +683,9 @@ def test_anchors_substitution() -> None:
 
 def test_unsupported_features_are_named() -> None:
     meta = parse(FULL)
-    # (preprocess is supported: insert-preprocess)
-    assert meta.unsupported() == [
-        "quantization: quantizing a float model is not supported by synapc yet (it "
-        "converts float and already-quantized models)",
-    ]
-    with pytest.raises(MetafileError) as info:
-        meta.require_supported()
-    assert str(info.value).startswith(
-        "m.yaml: quantization: quantizing a float model is not supported by synapc yet"
-    )
+    # (preprocess is supported: insert-preprocess; quantization: synapc.quantization)
+    assert meta.unsupported() == []
+    meta.require_supported()
     for delegate in ("gpu", "cpu", "auto"):
         (problem,) = parse(f"delegate: {delegate}\n").unsupported()
         assert problem.startswith(f"delegate: '{delegate}' is not supported by synapc yet")

@@ -81,11 +81,15 @@ def convert(
     profiling: bool = False,
     preserve: bool = False,
     log: Callable[[str], None] | None = None,
+    progress: bool = False,
 ) -> Conversion:
     """Convert the model file `model` for `target` (vendor aliases accepted) into
     `out_dir`, following the metafile `meta`; `profiling` also exports every layer on
     its own (for `synapc benchmark --profiling`), `preserve` writes the IR after each
-    stage to ``out_dir/intermediate``. Progress and warnings go to `log`.
+    stage to ``out_dir/intermediate``. Progress and warnings go to `log`; `progress`
+    shows calibration progress (a bar on a terminal, else lines through `log`).
+    A metafile ``quantization`` section with a dataset quantizes the model (see
+    `synapc.quantization.flow`) and writes ``quantization_info.txt`` too.
 
     The output folder is held under an exclusive lock (``out_dir/.synapc.lock``) from
     the cache check to the last rename; a conversion that waited for it while another
@@ -113,6 +117,14 @@ def convert(
         "profiling": str(profiling),
         "synapc": version("synapc"),
     }
+    quantization = metafile.quantization
+    if quantization is not None and quantization.dataset:
+        from synapc.quantization.dataset import dataset_digest
+
+        where = str(metafile.path) if metafile.path is not None else "metafile"
+        fields["dataset"] = dataset_digest(
+            quantization.dataset, f"{where}: quantization.dataset"
+        )
     timing: list[float] = []
 
     def written(cached: bool) -> None:
@@ -123,7 +135,9 @@ def convert(
         out,
         before,
         fields,
-        lambda: _convert(path, spec.name, metafile, fields, profiling, preserve, say),
+        lambda: _convert(
+            path, spec.name, metafile, fields, profiling, preserve, say, progress
+        ),
         say,
         use_cache=not preserve,
         written=written,
@@ -174,6 +188,7 @@ def _convert(
     profiling: bool,
     preserve: bool,
     say: Callable[[str], None],
+    progress: bool = False,
 ) -> dict[str, bytes]:
     """The files of a fresh conversion, by relative name."""
     from synapc.mlir_io import write_module
@@ -208,7 +223,14 @@ def _convert(
             keep("optimized", module)
 
     tick = time.perf_counter()
-    optimized = run_pipeline(model, passes, between)
+    quantization = metafile.quantization
+    report: dict[str, bytes] = {}
+    if quantization is not None and quantization.dataset:
+        optimized, report = _quantized(
+            model, passes, metafile, where, between, keep, say, progress
+        )
+    else:
+        optimized = run_pipeline(model, passes, between)
     say(f"optimized in {time.perf_counter() - tick:.1f} s")
     files = package_files(
         optimized,
@@ -220,7 +242,83 @@ def _convert(
         profiling,
         say,
     )
-    return {**files, **stages}
+    if report:
+        title = f"synapc {fields['synapc']}: {path.name} quantized for {spec.name}"
+        report = {name: title.encode() + b"\n" + data for name, data in report.items()}
+    return {**files, **report, **stages}
+
+
+def _quantized(
+    model: Model,
+    passes: str,
+    metafile: Metafile,
+    where: str,
+    between: Callable[[ModulePass | None, ModuleOp, ModulePass | None], None],
+    keep: Callable[[str, object], None],
+    say: Callable[[str], None],
+    progress: bool,
+) -> tuple[Model, dict[str, bytes]]:
+    """The pipeline `passes` with calibration between its first ``optimize`` and its
+    ``quantize`` step (calibration is not a pass), and ``quantization_info.txt``."""
+    from synapc.convert.pipeline import settings
+    from synapc.quantization.dataset import Dataset, input_feeds
+    from synapc.quantization.flow import (
+        QUANTIZATION_INFO,
+        Progress,
+        calibrate,
+        layer_sqnr,
+        quantization_info,
+        quantize_step,
+    )
+
+    quantization = metafile.quantization
+    assert quantization is not None
+    chosen = settings(metafile)
+    step = quantize_step(chosen)
+    head, found, tail = passes.partition(f",{step},")
+    if not found:
+        raise SynapcError(f"internal error: no quantize step in the pipeline {passes}")
+    optimized = run_pipeline(model, head, between)
+    data = Dataset(
+        quantization.dataset, input_feeds(optimized), field=f"{where}: quantization.dataset"
+    )
+    histograms = chosen.algorithm in ("kl_divergence", "percentile", "mse")
+    bar = Progress(data.batch_count * (3 if histograms else 2), progress, say)
+    tick = time.perf_counter()
+    try:
+        annotated = calibrate(
+            optimized,
+            data,
+            chosen,
+            field=f"{where}: quantization.data_type",
+            progress=bar,
+        )
+        keep("annotated", annotated.module)
+        quantized = run_pipeline(annotated, f"{step},{tail}", _after(keep))
+        sqnr = layer_sqnr(annotated, quantized, data, progress=bar)
+    finally:
+        bar.close()
+    say(f"quantized in {time.perf_counter() - tick:.1f} s")
+    info = quantization_info(annotated, quantized, chosen, sqnr)
+    return quantized, {QUANTIZATION_INFO: info.encode()}
+
+
+def _after(
+    keep: Callable[[str, object], None],
+) -> Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]:
+    """The --preserve callback of the passes after calibration: the IR after each
+    (``quantized``, then ``quantized_optimized`` for the final optimize)."""
+
+    def callback(
+        previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
+    ) -> None:
+        if previous is not None:
+            keep(
+                "quantized" if previous.name == "quantize" else "quantized_optimized",
+                module,
+            )
+
+    return callback
 
 
 def package_files(

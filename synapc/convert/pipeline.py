@@ -12,7 +12,14 @@ pipeline that `synapc-opt` can replay step by step.
 4. ``insert-preprocess{...}``: the metafile's `preprocess` of each input, after the
    signature passes (it reads the input's format, means, scale and layout from them),
    before `optimize`
-5. ``optimize``: the default optimization pipeline, to a fixed point.
+5. ``optimize``: the default optimization pipeline, to a fixed point;
+6. with a metafile ``quantization`` section that has a dataset: ``quantize{data_type=...
+   scheme=... mode=...}`` and ``optimize`` again. Calibration is NOT a pass: between
+   the first ``optimize`` and ``quantize``, `synapc convert` runs the optimized model on
+   the dataset and annotates the IR with the ranges and per-layer types it decided
+   (`synapc.quantization.flow.calibrate`; ``intermediate/NN_annotated.mlir`` of
+   ``--preserve``); ``synapc-opt`` replays only the steps from ``quantize`` on that
+   annotated IR.
 
 `synapc convert --print-pipeline` prints the spec; ``synapc-opt -p '<spec>'`` run on the
 imported IR (``synapc import``, or ``intermediate/00_imported.mlir`` of ``--preserve``)
@@ -24,7 +31,7 @@ not a pass: the importers cut the source graph before converting it (see
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
@@ -34,6 +41,9 @@ from synapc.convert import signature
 from synapc.errors import SynapcError
 from synapc.metafile import InputSpec, Metafile, OutputSpec, PreprocessSpec
 from synapc.model import Model
+
+if TYPE_CHECKING:
+    from synapc.quantization.flow import Settings
 
 _T = TypeVar("_T")
 
@@ -80,7 +90,22 @@ def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -
         if entry is not None and entry.preprocess is not None:
             steps.append(preprocess_step(index, entry.preprocess))
     steps.append("optimize")
+    quantization = metafile.quantization
+    if quantization is not None and quantization.dataset:
+        from synapc.quantization.flow import quantize_step
+
+        steps += [quantize_step(settings(metafile)), "optimize"]
     return ",".join(steps)
+
+
+def settings(metafile: Metafile) -> Settings:
+    """The quantization settings of the metafile's ``quantization`` section (which
+    must be there)."""
+    from synapc.quantization.flow import Settings
+
+    q = metafile.quantization
+    assert q is not None
+    return Settings(q.data_type, q.scheme, q.mode, q.algorithm, dict(q.options))
 
 
 def run_pipeline(model: Model, spec: str, callback: PassCallback | None = None) -> Model:

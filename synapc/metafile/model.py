@@ -174,11 +174,6 @@ class Metafile:
                 "'default' or 'npu'; heterogeneous execution comes with graph "
                 "partitioning)"
             )
-        if self.quantization is not None:
-            problems.append(
-                "quantization: quantizing a float model is not supported by synapc yet "
-                "(it converts float and already-quantized models)"
-            )
         return problems
 
     def warnings(self) -> list[str]:

@@ -1,0 +1,427 @@
+"""Post-training quantization end to end (issue 19): optimize, calibrate, annotate, the
+`quantize` pass, optimize again; and the per-layer report ``quantization_info.txt``.
+
+Calibration is not a pass: it runs the model on a dataset. `calibrate` turns an
+optimized float model into the annotated one (`synapc.quantization.annotate`), which
+``synapc-opt -p '<quantize_step(...)>,optimize'`` turns into the quantized model, as
+`synapc convert` and `synapc.quantize` do.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Operation, SSAValue
+
+from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap.base import is_float
+from synapc.dialects.synap.constant import ConstantOp
+from synapc.io_attributes import io_attributes
+from synapc.model import Model
+from synapc.quantization.annotate import (
+    RANGE_ATTR,
+    TYPE_ATTR,
+    DataType,
+    annotate,
+    layer_types,
+    range_shape,
+)
+from synapc.quantization.dataset import Dataset, input_feeds
+from synapc.quantization.statistics import collect_statistics
+
+__all__ = [
+    "QUANTIZATION_INFO",
+    "Progress",
+    "Settings",
+    "calibrate",
+    "layer_sqnr",
+    "quantization_info",
+    "quantize",
+    "quantize_step",
+]
+
+#: The report's file name, next to ``model_info.txt``.
+QUANTIZATION_INFO = "quantization_info.txt"
+#: Algorithms whose ranges come from histograms (a second pass over the dataset).
+_HISTOGRAM_ALGORITHMS = ("kl_divergence", "percentile", "mse")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The metafile's ``quantization`` settings (the dataset aside)."""
+
+    data_type: DataType = "uint8"
+    scheme: str = "default"
+    mode: str = "standard"
+    algorithm: str = "standard"
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    @property
+    def default_type(self) -> str:
+        """The pass's ``data_type`` for ops without an annotation."""
+        if isinstance(self.data_type, str):
+            return self.data_type
+        items = (
+            self.data_type.items()
+            if isinstance(self.data_type, Mapping)
+            else self.data_type
+        )
+        values = dict(items)
+        return values.get("*", "int8" if "int8" in values.values() else "uint8")
+
+
+def quantize_step(settings: Settings) -> str:
+    """The ``quantize{...}`` pass step of `settings`."""
+    return (
+        f'quantize{{data_type="{settings.default_type}" scheme="{settings.scheme}" '
+        f'mode="{settings.mode}"}}'
+    )
+
+
+class Progress:
+    """Calibration progress: a tqdm bar on a terminal, else one plain line per step
+    through `say` (nothing when `show` is false)."""
+
+    def __init__(self, total: int, show: bool, say: Callable[[str], None]) -> None:
+        self.total, self.done, self.show, self.say = total, 0, show, say
+        self._bar = None
+        if show and sys.stderr.isatty():
+            try:
+                from tqdm import tqdm
+            except ImportError:  # tqdm is optional: plain lines then
+                tqdm = None
+            if tqdm is not None:
+                self._bar = tqdm(total=total, desc="calibration", unit="batch")
+
+    def step(self, what: str) -> None:
+        """One batch done (`what`: the pass it belongs to)."""
+        self.done += 1
+        if self._bar is not None:
+            self._bar.set_postfix_str(what, refresh=False)
+            self._bar.update(1)
+        elif self.show:
+            self.say(f"calibration: {what} batch {self.done}/{self.total}")
+
+    def close(self) -> None:
+        """End the bar."""
+        if self._bar is not None:
+            self._bar.close()
+
+    def wrap(self, batches: Iterable[Any], what: str) -> Iterator[Any]:
+        """`batches`, stepping once after each."""
+        for batch in batches:
+            yield batch
+            self.step(what)
+
+
+def calibrate(
+    optimized: Model,
+    dataset: Dataset,
+    settings: Settings,
+    *,
+    field: str = "quantization.data_type",
+    progress: Progress | None = None,
+) -> Model:
+    """The optimized float model annotated with its calibration: statistics over
+    `dataset`, ranges by `settings.algorithm`, per-layer types from
+    `settings.data_type` (see `synapc.quantization.annotate`)."""
+    types = layer_types(optimized.main, settings.data_type, field)
+    histograms = settings.algorithm in _HISTOGRAM_ALGORITHMS
+    passes = iter(("ranges", "histograms"))
+
+    def batches() -> Iterable[Sequence[np.ndarray]]:
+        what = next(passes, "histograms")
+        if progress is None:
+            return dataset.batches()
+        return progress.wrap(dataset.batches(), what)
+
+    stats = collect_statistics(optimized, batches, histograms=histograms)
+    return annotate(
+        optimized,
+        stats,
+        types,
+        scheme=settings.scheme,
+        algorithm=settings.algorithm,
+        options=settings.options,
+    )
+
+
+def quantize(
+    model: Model,
+    dataset: str | Sequence[str],
+    data_type: DataType = "uint8",
+    scheme: str = "default",
+    algorithm: str = "standard",
+    options: Mapping[str, Any] | None = None,
+    mode: str = "standard",
+) -> Model:
+    """`model` (float) quantized after training on `dataset`: one glob per input
+    (``.jpg`` / ``.png`` / ``.npy``) or ``"random"``. `data_type` is ``uint8``,
+    ``int8``, ``int16``, ``float16`` or a per-layer map (pattern -> type, as the
+    metafile's); `scheme`, `algorithm` (with `options`) and `mode` as in METAFILE.md.
+    The model is optimized, calibrated, annotated, rewritten by the ``quantize`` pass and
+    optimized again."""
+    from synapc.compiler import optimize
+    from synapc.convert.pipeline import run_pipeline
+
+    settings = Settings(data_type, scheme, mode, algorithm, dict(options or {}))
+    optimized = optimize(model)
+    data = Dataset(dataset, input_feeds(optimized), field="dataset")
+    annotated = calibrate(optimized, data, settings, field="data_type")
+    return run_pipeline(annotated, f"{quantize_step(settings)},optimize")
+
+
+# -- the report ---------------------------------------------------------------------
+
+
+def _layer_key(op: Operation) -> str | None:
+    name = op.attributes.get("layer_name")
+    if isinstance(name, StringAttr):
+        return name.data
+    index = op.attributes.get("layer_index")
+    return f"@{index.value.data}" if isinstance(index, IntegerAttr) else None
+
+
+def _last_by_layer(func: FuncOp) -> dict[str, tuple[Operation, int]]:
+    """Layer key -> the last non-constant op computing it and its position."""
+    found: dict[str, tuple[Operation, int]] = {}
+    for p, op in enumerate(func.body.block.ops):
+        key = _layer_key(op)
+        if key is not None and not isinstance(op, ConstantOp | ReturnOp) and op.results:
+            found[key] = (op, p)
+    return found
+
+
+def _runner(
+    model: Model, values: list[SSAValue]
+) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]:
+    """A batched (jitted) function computing `values` of `model`'s @main
+    from a batch of its inputs."""
+    from xdsl.dialects.builtin import FunctionType
+
+    from synapc.backends.jax.lowering import lower
+    from synapc.backends.targets import get_target
+
+    func = model.main
+    positions = {op: p for p, op in enumerate(func.body.block.ops)}
+    copy = func.clone()
+    copy_ops = list(copy.body.block.ops)
+    copied = [
+        copy_ops[positions[v.owner]].results[v.index]  # type: ignore[union-attr,index]
+        for v in values
+    ]
+    ret = copy.body.block.last_op
+    assert isinstance(ret, ReturnOp)
+    copy.body.block.erase_op(ret)
+    copy.body.block.add_op(ReturnOp(*copied))
+    copy.function_type = FunctionType.from_lists(
+        list(copy.function_type.inputs.data), [v.type for v in copied]
+    )
+    copy.res_attrs = None
+    function, params = lower(
+        copy,
+        model.weights,
+        get_target("GENERIC"),
+        model.integer_semantics,
+        float_dtype=np.dtype(np.float32),
+    )
+    # lax.map, not vmap: the integer kernels (int16 x int8 convolutions) have no
+    # batching rule that keeps their accumulator type
+    batched = jax.jit(lambda *xs: jax.lax.map(lambda args: function(params, *args), xs))
+    return lambda batch: [np.asarray(a) for a in batched(*batch)]
+
+
+def _real(array: np.ndarray, tensor_type: Any) -> np.ndarray:
+    """Values of a tensor as real numbers (quantized ones dequantized)."""
+    element = tensor_type.element_type
+    if isinstance(element, UniformQuantizedType):
+        scales, zeros = element.scales, element.zero_points
+        axis = element.quantized_dimension
+        if axis is not None:
+            shape = [1] * (array.ndim)
+            shape[array.ndim - len(tensor_type.get_shape()) + axis] = -1
+            scales, zeros = scales.reshape(shape), zeros.reshape(shape)
+        return (array.astype(np.float64) - zeros) * scales
+    return array.astype(np.float64)
+
+
+def _quantized_inputs(model: Model, batch: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """A float batch as the quantized model's inputs take it."""
+    out = []
+    for info, array in zip(model.inputs, batch, strict=True):
+        q = info.quantization
+        if q is not None and not q.is_per_axis:
+            array = np.clip(
+                np.round(array / q.scale) + q.zero_point, q.storage_min, q.storage_max
+            )
+        out.append(np.asarray(array).astype(info.dtype))
+    return out
+
+
+def layer_sqnr(
+    annotated: Model,
+    quantized: Model,
+    dataset: Dataset,
+    progress: Progress | None = None,
+) -> dict[str, float]:
+    """SQNR in dB of every layer's output (the first result of the last op computing
+    it) in `quantized` (dequantized) against `annotated` (float), over `dataset`:
+    ``10 log10(sum x^2 / sum (x - x_q)^2)``; layers whose outputs differ in shape are
+    left out."""
+    float_ops = _last_by_layer(annotated.main)
+    quant_ops = _last_by_layer(quantized.main)
+    names = [
+        n
+        for n in float_ops
+        if n in quant_ops
+        and isinstance(t := float_ops[n][0].results[0].type, TensorType)
+        and is_float(t.element_type)
+        and isinstance(u := quant_ops[n][0].results[0].type, TensorType)
+        and u.get_shape() == t.get_shape()
+    ]
+    if not names:
+        return {}
+    float_run = _runner(annotated, [float_ops[n][0].results[0] for n in names])
+    quant_run = _runner(quantized, [quant_ops[n][0].results[0] for n in names])
+    signal = np.zeros(len(names))
+    noise = np.zeros(len(names))
+    batches = dataset.batches()
+    for batch in batches if progress is None else progress.wrap(batches, "SQNR"):
+        floats = float_run(batch)
+        quants = quant_run(_quantized_inputs(quantized, batch))
+        for k, name in enumerate(names):
+            x = floats[k].astype(np.float64)
+            xq = _real(quants[k], quant_ops[name][0].results[0].type)
+            signal[k] += np.sum(x * x)
+            noise[k] += np.sum((x - xq) ** 2)
+    return {
+        n: math.inf if noise[k] == 0 else 10 * math.log10(max(signal[k], 1e-300) / noise[k])
+        for k, n in enumerate(names)
+    }
+
+
+def _scheme(data_type: str, scheme: str) -> str:
+    if data_type in ("float16", "float32"):
+        return "-"
+    if scheme != "default":
+        return scheme
+    return "asymmetric_affine" if data_type == "uint8" else "dynamic_fixed_point"
+
+
+def _storage(tensor_type: Any) -> str:
+    element = tensor_type.element_type if isinstance(tensor_type, TensorType) else None
+    if isinstance(element, UniformQuantizedType):
+        return element.storage.data
+    return str(element) if element is not None else "-"
+
+
+def _scale_text(q: UniformQuantizedType | None) -> str:
+    if q is None:
+        return "-"
+    if q.is_per_axis:
+        return f"{q.scales.min():.6g}..{q.scales.max():.6g} (per channel)"
+    return f"{q.scale:.6g} / {q.zero_point}"
+
+
+def _weight_quantization(op: Operation) -> UniformQuantizedType | None:
+    for operand in op.operands:
+        if isinstance(operand.owner, ConstantOp) and isinstance(operand.type, TensorType):
+            element = operand.type.element_type
+            if isinstance(element, UniformQuantizedType):
+                return element
+    return None
+
+
+def quantization_info(
+    annotated: Model,
+    quantized: Model,
+    settings: Settings,
+    sqnr: Mapping[str, float],
+    title: str = "",
+) -> str:
+    """The text of ``quantization_info.txt``: one row per input and per layer of the
+    annotated model: name, op, data type, scheme, runs as (the quantized model's
+    element type), scale / zero point of its output, weight scales (per channel:
+    min..max), calibrated range, algorithm, SQNR against the float model."""
+    header = (
+        "layer",
+        "op",
+        "data type",
+        "scheme",
+        "runs as",
+        "scale / zero point",
+        "weight scale",
+        "calibrated range",
+        "algorithm",
+        "SQNR dB",
+    )
+    rows: list[tuple[str, ...]] = []
+    func = annotated.main
+    qfunc = quantized.main
+    for i, info in enumerate(annotated.inputs):
+        attrs = io_attributes(func, "input", i)
+        kind = attrs.get(TYPE_ATTR)
+        if not isinstance(kind, StringAttr):
+            continue
+        span = attrs.get(RANGE_ATTR)
+        values = span.get_values() if span is not None else ()  # type: ignore[attr-defined]
+        qtype = qfunc.body.block.args[i].type if i < len(qfunc.body.block.args) else None
+        element = qtype.element_type if isinstance(qtype, TensorType) else None
+        rows.append(
+            (
+                f"input '{info.name}'",
+                "-",
+                kind.data,
+                _scheme(kind.data, settings.scheme),
+                _storage(qtype),
+                _scale_text(element if isinstance(element, UniformQuantizedType) else None),
+                "-",
+                f"[{values[0]:.6g}, {values[1]:.6g}]" if values else "-",
+                settings.algorithm,
+                "-",
+            )
+        )
+    quant_ops = _last_by_layer(qfunc)
+    for p, op in enumerate(func.body.block.ops):
+        kind = op.attributes.get(TYPE_ATTR)
+        if not isinstance(kind, StringAttr):
+            continue
+        name = _layer_key(op) or f"op #{p}"
+        spans = range_shape(op.attributes[RANGE_ATTR])
+        span = spans[0] if spans else None
+        match = quant_ops.get(name)
+        qop = match[0] if match is not None else None
+        qtype = qop.results[0].type if qop is not None else None
+        element = qtype.element_type if isinstance(qtype, TensorType) else None
+        db = sqnr.get(name)
+        rows.append(
+            (
+                name,
+                op.name.removeprefix("synap."),
+                kind.data,
+                _scheme(kind.data, settings.scheme),
+                _storage(qtype),
+                _scale_text(element if isinstance(element, UniformQuantizedType) else None),
+                _scale_text(_weight_quantization(qop)) if qop is not None else "-",
+                f"[{span[0]:.6g}, {span[1]:.6g}]" if span else "-",
+                settings.algorithm,
+                "-" if db is None else "inf" if math.isinf(db) else f"{db:.1f}",
+            )
+        )
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(row: tuple[str, ...]) -> str:
+        return "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
+
+    lines = [title] if title else []
+    lines += [line(header), line(tuple("-" * w for w in widths))]
+    lines += [line(r) for r in rows]
+    return "\n".join(lines) + "\n"
