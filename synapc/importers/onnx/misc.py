@@ -21,9 +21,11 @@ from synapc.dialects.synap.conversion import CastOp
 from synapc.dialects.synap.data_movement import PadOp, SliceOp
 from synapc.dialects.synap.logical import EqualOp, SelectOp
 from synapc.dtypes import element_type_for, numpy_dtype
+from synapc.errors import SynapcError
 from synapc.importers.onnx.checks import shown
 from synapc.importers.onnx.helpers import unary
 from synapc.importers.onnx.reader import Importer, Node, converts
+from synapc.limits import check_count
 
 
 def _is_bool(element: object) -> bool:
@@ -66,6 +68,10 @@ def window(imp: Importer, node: Node) -> None:
     size = sizes[0]
     if size < 0:
         raise node.fail(f"size (input 0) must not be negative, got {size}")
+    try:  # the window is a constant, computed here
+        check_count(size, "max_fold_elements", "size (input 0)")
+    except SynapcError as error:
+        raise node.fail(str(error)) from None
     code = node.int_attr("output_datatype", 1)
     try:
         dtype = np.dtype(helper.tensor_dtype_to_np_dtype(code))

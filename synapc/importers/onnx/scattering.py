@@ -20,7 +20,9 @@ from synapc.dialects.synap.indexing import (
 )
 from synapc.dialects.synap.logical import GreaterEqualOp, LessOp, LogicalAndOp, SelectOp
 from synapc.dtypes import numpy_dtype
+from synapc.errors import SynapcError
 from synapc.importers.onnx.reader import Importer, Node, converts
+from synapc.limits import check_count
 
 
 def _constant(imp: Importer, node: Node, tag: str, array: np.ndarray) -> SSAValue:
@@ -40,15 +42,14 @@ def _per_axis(node: Node, name: str, default: int, count: int) -> list[int]:
     return values
 
 
-def _block_positions(
+def _block_counts(
     node: Node,
     block: list[int],
     padded: list[int],
     strides: list[int],
     dilations: list[int],
-) -> np.ndarray:
-    """For each (block element, block position) pair, in the input's column order, the
-    flat position in the padded image it adds to."""
+) -> list[int]:
+    """How many block positions fit along each axis of the padded image."""
     counts = []
     for size, k, s, d in zip(padded, block, strides, dilations, strict=True):
         count = (size - d * (k - 1) - 1) // s + 1
@@ -58,6 +59,18 @@ def _block_positions(
                 f"image {padded}"
             )
         counts.append(count)
+    return counts
+
+
+def _block_positions(
+    block: list[int],
+    counts: list[int],
+    padded: list[int],
+    strides: list[int],
+    dilations: list[int],
+) -> np.ndarray:
+    """For each (block element, block position) pair, in the input's column order, the
+    flat position in the padded image it adds to."""
     rank = len(block)
     offsets = np.indices(block).reshape(rank, -1)  # (rank, K)
     starts = np.indices(counts).reshape(rank, -1)  # (rank, L)
@@ -88,18 +101,24 @@ def col2im(imp: Importer, node: Node) -> None:
     if any(v < 1 for v in [*strides, *dilations]) or any(p < 0 for p in pads):
         raise node.fail("strides and dilations must be positive and pads not negative")
     padded = [size + pads[i] + pads[i + rank] for i, size in enumerate(image)]
-    positions = _block_positions(node, block, padded, strides, dilations)
+    counts = _block_counts(node, block, padded, strides, dilations)
     n, columns, length = shape
     kernel = math.prod(block)
-    if columns % kernel or length * kernel != positions.size:
+    # checked before anything is built: the blocks must be the input's own columns
+    if columns % kernel or length != math.prod(counts):
         raise node.fail(
             f"input 0 {list(shape)} does not hold the {kernel}-element blocks at the "
-            f"{positions.size // kernel} positions image_shape {image}, block_shape "
+            f"{math.prod(counts)} positions image_shape {image}, block_shape "
             f"{block}, strides, dilations and pads give"
         )
     channels = columns // kernel
     element = imp.element_type(x)
     dtype = numpy_dtype(element)
+    try:  # the summed image is a constant of zeros before the scatter adds into it
+        check_count(n * channels * math.prod(padded), "max_fold_elements", "padded image")
+    except SynapcError as error:
+        raise node.fail(str(error)) from None
+    positions = _block_positions(block, counts, padded, strides, dilations)
     values = imp.reshape(imp.get(x), (n, channels, kernel * length))
     indices = np.broadcast_to(
         positions.astype(np.int32), (n, channels, positions.size)
