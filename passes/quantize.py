@@ -11,16 +11,30 @@ Output: the IR an imported quantized TFLite model has. Each op runs in its own d
 type; where consecutive ops differ, conversions are inserted (`synap.quantize` from
 float or between quantized types, `synap.dequantize`, `synap.cast` to or from f16):
 
-* layers with weights (conv2d, depthwise_conv2d, fully_connected): quantized input,
+* layers with weights (conv2d, depthwise_conv2d, transpose_conv2d, fully_connected and
+  the fused conv2d_pool): quantized input,
   weights quantized from their own values (per output channel for
   ``perchannel_symmetric_affine`` and for int16, i.e. TFLite 16x8), a bias of
   ``i32`` (``i64`` for int16 activations) with scale ``s_in * s_w``, the result
-  quantized from its calibrated range, the fused activation kept;
-* ops that rescale (add, sub, mul, concat, reduce_mean): inputs in their own types,
-  the result from its range;
-* ops that move stored integers (reshape, transpose, pools, pad, slices, depth/space):
-  the result in the input's type (TFLite requires it);
-* softmax: TFLite's fixed output encodings (scale 1/256, or 1/32768 for int16).
+  quantized from its calibrated range, the fused activation kept. conv2d_pool is
+  quantized as it is, not split: `fuse-conv-pool` runs before calibration (quantization
+  points are the fused layers), its kernel convolves into the result's type and
+  max-pools stored integers, and the maximum commutes with quantization's clamping;
+* ops that rescale (add, sub, mul, squared_difference, prelu, matmul, concat, mean,
+  sum, select, clamp / relu / relu6, leaky_relu, hard_swish, gelu, elu, exp, log, sqrt,
+  rsqrt, abs): inputs in their own types, the result from its range;
+* ops that select an operand's value (maximum, minimum, reduce_max, reduce_min): the
+  operands requantized to the result's type (from its range; TFLite requires one);
+* ops that move stored integers (reshape, transpose, pools, pad, slices, split, tile,
+  broadcast, gather, depth/space, nearest and 8-bit bilinear resize): the result in the
+  input's type (TFLite requires it);
+* softmax, logistic, tanh, log_softmax, l2_normalization: TFLite's fixed output
+  encodings (e.g. logistic 1/256 with zero point -128 for int8, 2**-15 for int16).
+
+Kernels TFLite has for some storages only (`STORAGES`): a uint8 layer of an int8-only
+kernel (elu, exp, log, sqrt, rsqrt, abs, squared_difference) runs in int8 (same width,
+conversions inserted); other missing storages (int16 hard_swish, elu, log, rsqrt,
+log_softmax, l2_normalization, squared_difference, bilinear resize) stay float.
 
 Schemes: ``asymmetric_affine`` (asymmetric activations; per-tensor weights, symmetric
 for signed storage), ``dynamic_fixed_point`` (power-of-two scales, zero point 0, as
@@ -42,7 +56,7 @@ Quantization arithmetic (parameters, rounding) lives in `synapc.dialects.quant`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from xdsl.context import Context
@@ -75,9 +89,10 @@ from synapc.dialects.quant import (
     weight_type,
 )
 from synapc.dialects.synap import activation as act
-from synapc.dialects.synap import conv, pool, reduce
+from synapc.dialects.synap import conv, fused, logical, pool, reduce, resize
 from synapc.dialects.synap import data_movement as dm
 from synapc.dialects.synap import elementwise as ew
+from synapc.dialects.synap.attributes import CoordinateMode, ResizeMode
 from synapc.dialects.synap.base import element_of, is_float
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dialects.synap.conversion import CastOp, DequantizeOp, QuantizeOp
@@ -101,19 +116,49 @@ SCHEMES = (
 )
 MODES = ("standard", "full")
 
-#: Layers with weights and the axis of their output channels in the filter.
+#: Layers with weights and the axis of their output channels in the filter. The fused
+#: conv2d_pool (`fuse-conv-pool` runs before calibration) is quantized as one layer: its
+#: kernel runs the quantized convolution into the result's type and max-pools the stored
+#: integers, and a maximum commutes with the clamping that quantization does, so no split
+#: is needed and the layer's one calibrated range is the pooled result's.
 WEIGHTED_OPS: dict[type[Operation], int] = {
     conv.Conv2DOp: 0,
     conv.DepthwiseConv2DOp: 3,
     conv.FullyConnectedOp: 0,
+    conv.TransposeConv2DOp: 0,
+    fused.Conv2DPoolOp: 0,
 }
 #: Ops whose integer kernels rescale: result quantized from its own range.
 RESCALING_OPS: tuple[type[Operation], ...] = (
     ew.AddOp,
     ew.SubOp,
     ew.MulOp,
+    ew.SquaredDifferenceOp,
+    ew.PReluOp,
+    conv.MatMulOp,
     dm.ConcatOp,
     reduce.ReduceMeanOp,
+    reduce.ReduceSumOp,
+    act.ClampOp,
+    act.LeakyReluOp,
+    act.HardSwishOp,
+    act.GeluOp,
+    act.EluOp,
+    act.ExpOp,
+    act.LogOp,
+    act.SqrtOp,
+    act.RsqrtOp,
+    act.AbsOp,
+    logical.SelectOp,
+)
+#: Ops whose result is one of their operands' values (the kernels compare stored
+#: integers of one quantization): the operands are requantized to the result's type,
+#: which comes from the result's range (clamping commutes with the maximum / minimum).
+SELECTING_OPS: tuple[type[Operation], ...] = (
+    ew.MaximumOp,
+    ew.MinimumOp,
+    reduce.ReduceMaxOp,
+    reduce.ReduceMinOp,
 )
 #: Ops that move stored integers: the result has the input's quantization.
 MOVING_OPS: tuple[type[Operation], ...] = (
@@ -122,18 +167,42 @@ MOVING_OPS: tuple[type[Operation], ...] = (
     dm.PadOp,
     dm.SliceOp,
     dm.StridedSliceOp,
+    dm.SplitOp,
+    dm.TileOp,
+    dm.BroadcastToOp,
+    dm.GatherOp,
     dm.DepthToSpaceOp,
     dm.SpaceToDepthOp,
     pool.MaxPool2DOp,
     pool.AvgPool2DOp,
+    resize.ResizeOp,  # nearest and bilinear work on the input's stored integers
 )
-#: Ops whose quantized result has a fixed encoding per storage (scale, zero point).
+#: Ops whose quantized result has a fixed encoding per storage (scale, zero point), as
+#: TFLite's Prepare fixes it; a storage missing here has no integer kernel.
 FIXED_OUTPUT_OPS: dict[type[Operation], dict[str, tuple[float, int]]] = {
     act.SoftmaxOp: {"u8": (1 / 256, 0), "i8": (1 / 256, -128), "i16": (1 / 32768, 0)},
+    act.SigmoidOp: {"u8": (1 / 256, 0), "i8": (1 / 256, -128), "i16": (1 / 32768, 0)},
+    act.TanhOp: {"u8": (1 / 128, 128), "i8": (1 / 128, 0), "i16": (1 / 32768, 0)},
+    act.LogSoftmaxOp: {"u8": (16 / 256, 255), "i8": (16 / 256, 127)},
+    act.L2NormalizeOp: {"u8": (1 / 128, 128), "i8": (1 / 128, 0)},
+}
+#: Storage types of ops whose integer kernels exist for some storages only (TFLite's);
+#: in other storages they stay float.
+STORAGES: dict[type[Operation], tuple[str, ...]] = {
+    act.HardSwishOp: ("u8", "i8"),
+    act.EluOp: ("i8",),
+    act.ExpOp: ("i8", "i16"),
+    act.LogOp: ("i8",),  # int16: the 513-entry table is off by thousands of steps
+    act.SqrtOp: ("i8", "i16"),
+    act.RsqrtOp: ("i8",),  # near 0 (the int16 table interpolates a pole)
+    act.AbsOp: ("i8", "i16"),
+    ew.SquaredDifferenceOp: ("i8",),
+    **{op: tuple(codes) for op, codes in FIXED_OUTPUT_OPS.items()},
 }
 INTEGER_OPS: tuple[type[Operation], ...] = (
     *WEIGHTED_OPS,
     *RESCALING_OPS,
+    *SELECTING_OPS,
     *MOVING_OPS,
     *FIXED_OUTPUT_OPS,
 )
@@ -203,6 +272,31 @@ def _recreated(
 def _layer(op: Operation) -> str:
     name = op.attributes.get("layer_name")
     return f"layer '{name.data}'" if isinstance(name, StringAttr) else f"op {op.name}"
+
+
+#: Coordinate modes of TFLite's integer resize kernels.
+_RESIZE_COORDINATES = (
+    CoordinateMode.ASYMMETRIC,
+    CoordinateMode.ALIGN_CORNERS,
+    CoordinateMode.HALF_PIXEL,
+)
+
+
+def _integer_resize(op: resize.ResizeOp, storage: str) -> bool:
+    """Whether TFLite's integer resize runs `op`: nearest neighbour (it copies stored
+    integers) or 8-bit bilinear (ResizeBilinearInteger's 10-bit weights overflow on
+    int16 values), with TFLite's coordinate modes and none of ONNX's further
+    parameters."""
+    p = op.props()
+    if op.scales is not None or p["antialias"] or p["exclude_outside"]:
+        return False
+    if p["mode"] == ResizeMode.NEAREST:
+        return p["coordinate_mode"] != CoordinateMode.TF_CROP_AND_RESIZE
+    return (
+        p["mode"] == ResizeMode.BILINEAR
+        and storage in ("u8", "i8")
+        and p["coordinate_mode"] in _RESIZE_COORDINATES
+    )
 
 
 @dataclass
@@ -311,6 +405,28 @@ class _Rewriter:
         self.views[key] = view
         return view
 
+    def requantized(
+        self, value: SSAValue, q: UniformQuantizedType, before: Operation
+    ) -> SSAValue:
+        """`value` stored in exactly `q` (a constant: its values quantized; else a
+        `synap.quantize` from float or from another quantization)."""
+        element = element_of(value)
+        if element == q:
+            return value
+        key = (value, q)
+        if key in self.views:
+            return self.views[key]
+        array = constant_array(value, self.weights)
+        if array is not None and is_float(element):
+            stored = quantize_array(array.astype(np.float64), q)
+            op: Operation = new_constant(self.weights, stored, _tensor(q, value), "q")
+        else:
+            source = self.floating(value, f32, before) if element == f16 else value
+            op = QuantizeOp.make(source, result_types=[_tensor(q, value)])
+        view = self._insert(op, before)
+        self.views[key] = view
+        return view
+
     def result_type(self, value: SSAValue, rules: Scheme) -> UniformQuantizedType | None:
         """The type of `value` from its calibrated range under `rules` (None: no range)."""
         pair = self.ranges.get(value)
@@ -404,38 +520,74 @@ class _Rewriter:
             isinstance(element_of(r), Float32Type | Float16Type) for r in op.results
         ):
             return None
+        storages = STORAGES.get(type(op), (rules.storage,))
+        if rules.storage == "u8" and "u8" not in storages and "i8" in storages:
+            rules = replace(rules, storage="i8")  # TFLite's kernel of the same width
+        if rules.storage not in storages:
+            return None  # no integer kernel in this storage
         if isinstance(op, tuple(WEIGHTED_OPS)):
             return self._weighted(op, rules)  # type: ignore[arg-type]
         if isinstance(op, pool.AvgPool2DOp) and op.props()["count_include_pad"]:
             return None  # TFLite's integer average divides by in-bound cells only
+        if isinstance(op, resize.ResizeOp) and not _integer_resize(op, rules.storage):
+            return None
+        shared = None
+        if isinstance(op, SELECTING_OPS):
+            shared = self.result_type(op.results[0], rules)
+            if shared is None:
+                return None
         operands = []
         for operand in op.operands:
             if not is_float(element_of(operand)) and not isinstance(
                 element_of(operand), UniformQuantizedType
             ):
-                operands.append(operand)  # integer operands (none today) pass through
+                operands.append(operand)  # indices, conditions: pass through
                 continue
-            view = self.quantized(operand, rules, op)
+            view = (
+                self.quantized(operand, rules, op)
+                if shared is None
+                else self.requantized(operand, shared, op)
+            )
             if view is None:
                 return None
             operands.append(view)
-        if isinstance(op, MOVING_OPS):
-            result_types = [_tensor(element_of(operands[0]), op.results[0])]
-        elif isinstance(op, tuple(FIXED_OUTPUT_OPS)):
-            scale, zero_point = FIXED_OUTPUT_OPS[type(op)][rules.storage]
-            q = UniformQuantizedType.per_tensor(rules.storage, scale, zero_point)
-            result_types = [_tensor(q, op.results[0])]
-        else:
-            types = [self.result_type(r, rules) for r in op.results]
-            if any(t is None for t in types):
-                return None
-            result_types = [_tensor(t, r) for t, r in zip(types, op.results, strict=True)]  # type: ignore[arg-type]
+        result_types = self._result_types(op, operands, rules, shared)
+        if result_types is None:
+            return None
         new = _recreated(op, operands, result_types)
         if isinstance(new, ew.AddOp | ew.SubOp) and rules.storage == "i16":
             # the general int16 rescaling: the power-of-two (LSTM) path needs the
             # output scale equal to an input's, which calibrated ranges do not give
             new.properties["pot_scale_int16"] = IntegerAttr(0, i1)
         return new
+
+    def _result_types(
+        self,
+        op: Operation,
+        operands: Sequence[SSAValue],
+        rules: Scheme,
+        shared: UniformQuantizedType | None,
+    ) -> list[Attribute] | None:
+        """The quantized result types of `op` over its quantized `operands` (None when
+        a range is missing or the kernel would refuse the parameters)."""
+        if isinstance(op, MOVING_OPS):
+            element = element_of(operands[0])
+            return [_tensor(element, r) for r in op.results]
+        if shared is not None:
+            return [_tensor(shared, r) for r in op.results]
+        if isinstance(op, tuple(FIXED_OUTPUT_OPS)):
+            scale, zero_point = FIXED_OUTPUT_OPS[type(op)][rules.storage]
+            q = UniformQuantizedType.per_tensor(rules.storage, scale, zero_point)
+            return [_tensor(q, op.results[0])]
+        types = [self.result_type(r, rules) for r in op.results]
+        if any(t is None for t in types):
+            return None
+        if isinstance(op, act.HardSwishOp):
+            qi = element_of(operands[0])
+            assert isinstance(qi, UniformQuantizedType) and types[0] is not None
+            if qi.scale / types[0].scale >= 127.5:
+                return None  # TFLite's HARD_SWISH needs s_in / s_out < 128
+        return [_tensor(t, r) for t, r in zip(types, op.results, strict=True)]  # type: ignore[arg-type]
 
     def _weighted(self, op: conv.BiasedLayer, rules: Scheme) -> Operation | None:
         """A conv / depthwise / fully connected layer with quantized input, weights
