@@ -33,6 +33,7 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     "fuse-yuv-resize": ("fuse_yuv_resize", "FuseYuvResizePass"),
     # post-training quantization (issue 19)
     "quantize": ("quantize", "QuantizePass"),
+    "equalize-layers": ("equalize_layers", "EqualizeLayersPass"),
 }
 
 

@@ -192,7 +192,8 @@ def _info_types(out: Path) -> dict[str, str]:
 def test_convert_mixed_map_on_random_data(tmp_path: Path) -> None:
     meta = _meta(tmp_path, "random", MIXED)
     assert conversion_pipeline(TINY, meta) == (
-        'optimize,quantize{data_type="uint8" scheme="default" mode="standard"},optimize'
+        'optimize,equalize-layers,quantize{data_type="uint8" scheme="default" '
+        'mode="standard"},optimize'
     )
     result = synapc.convert(TINY, "VS680", tmp_path / "out", meta)
     assert not result.cached

@@ -265,7 +265,7 @@ def _quantized(
     from synapc.quantization.flow import (
         QUANTIZATION_INFO,
         Progress,
-        calibrate,
+        calibrate_and_quantize,
         layer_sqnr,
         quantization_info,
         quantize_step,
@@ -286,20 +286,24 @@ def _quantized(
     bar = Progress(data.batch_count * (3 if histograms else 2), progress, say)
     tick = time.perf_counter()
     try:
-        annotated = calibrate(
+        # mixed precision and bias correction quantize trial mixes: only the final
+        # one is --preserve'd (as "annotated" and the stages after it)
+        result = calibrate_and_quantize(
             optimized,
             data,
             chosen,
+            lambda trial: run_pipeline(trial, f"{step},{tail}"),
             field=f"{where}: quantization.data_type",
             progress=bar,
         )
+        annotated = result.annotated
         keep("annotated", annotated.module)
         quantized = run_pipeline(annotated, f"{step},{tail}", _after(keep))
         sqnr = layer_sqnr(annotated, quantized, data, progress=bar)
     finally:
         bar.close()
     say(f"quantized in {time.perf_counter() - tick:.1f} s")
-    info = quantization_info(annotated, quantized, chosen, sqnr)
+    info = quantization_info(annotated, quantized, chosen, sqnr, raised=result.raised)
     return quantized, {QUANTIZATION_INFO: info.encode()}
 
 

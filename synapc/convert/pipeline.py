@@ -13,11 +13,14 @@ pipeline that `synapc-opt` can replay step by step.
    signature passes (it reads the input's format, means, scale and layout from them),
    before `optimize`
 5. ``optimize``: the default optimization pipeline, to a fixed point;
-6. with a metafile ``quantization`` section that has a dataset: ``quantize{data_type=...
-   scheme=... mode=...}`` and ``optimize`` again. Calibration is NOT a pass: between
-   the first ``optimize`` and ``quantize``, `synapc convert` runs the optimized model on
-   the dataset and annotates the IR with the ranges and per-layer types it decided
-   (`synapc.quantization.flow.calibrate`; ``intermediate/NN_annotated.mlir`` of
+6. with a metafile ``quantization`` section that has a dataset: ``equalize-layers``
+   (cross-layer equalization; unless ``options: {equalize: false}``),
+   ``quantize{data_type=... scheme=... mode=...}`` and ``optimize`` again.
+   Calibration is NOT a pass: before ``quantize``, `synapc convert` runs the
+   optimized model on the dataset and annotates the IR with the ranges and per-layer
+   types it decided (automatic mixed precision included) and the corrected biases
+   (`synapc.quantization.flow.calibrate_and_quantize`;
+   ``intermediate/NN_annotated.mlir`` of
    ``--preserve``); ``synapc-opt`` replays only the steps from ``quantize`` on that
    annotated IR.
 
@@ -94,7 +97,10 @@ def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -
     if quantization is not None and quantization.dataset:
         from synapc.quantization.flow import quantize_step
 
-        steps += [quantize_step(settings(metafile)), "optimize"]
+        chosen = settings(metafile)
+        if chosen.equalize:
+            steps.append("equalize-layers")
+        steps += [quantize_step(chosen), "optimize"]
     return ",".join(steps)
 
 
@@ -105,7 +111,13 @@ def settings(metafile: Metafile) -> Settings:
 
     q = metafile.quantization
     assert q is not None
-    return Settings(q.data_type, q.scheme, q.mode, q.algorithm, dict(q.options))
+    mixed = None
+    if q.mixed_precision is not None:
+        from synapc.quantization.mixed_precision import MixedPrecision
+
+        m = q.mixed_precision
+        mixed = MixedPrecision(m.data_type, m.target_sqnr_db, m.max_fraction)
+    return Settings(q.data_type, q.scheme, q.mode, q.algorithm, dict(q.options), mixed)
 
 
 def run_pipeline(model: Model, spec: str, callback: PassCallback | None = None) -> Model:

@@ -27,6 +27,7 @@ __all__ = [
     "InputSpec",
     "Metafile",
     "MetafileError",
+    "MixedPrecisionSpec",
     "OutputSpec",
     "PreprocessSpec",
     "QuantizationSpec",
@@ -117,6 +118,17 @@ class OutputSpec:
 
 
 @dataclass(frozen=True)
+class MixedPrecisionSpec:
+    """`quantization.mixed_precision` (extension): raise the most sensitive layers to
+    `data_type` one at a time until the output SQNR reaches `target_sqnr_db` or
+    `max_fraction` of the layers are raised."""
+
+    data_type: str = "int16"
+    target_sqnr_db: float = 30.0
+    max_fraction: float = 0.1
+
+
+@dataclass(frozen=True)
 class QuantizationSpec:
     """The `quantization` section. `dataset` holds one glob per input resolved against the
     metafile's folder (not expanded), or "random"; empty when not given (no quantization).
@@ -128,6 +140,9 @@ class QuantizationSpec:
     mode: str
     algorithm: str
     options: dict[str, Any] = field(hash=False)
+    #: the ``mixed_precision`` extension: ``{data_type, target_sqnr_db, max_fraction}``
+    #: with defaults filled in, or None when absent
+    mixed_precision: MixedPrecisionSpec | None = None
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from synapc.metafile.model import (
     InputSpec,
     Metafile,
     MetafileError,
+    MixedPrecisionSpec,
     OutputSpec,
     PreprocessSpec,
     QuantizationSpec,
@@ -61,7 +62,20 @@ TOP_KEYS = (
 )
 INPUT_KEYS = ("name", "shape", "means", "scale", "format", "security", "preprocess")
 OUTPUT_KEYS = ("name", "dequantize", "format", "security", "shape")
-QUANTIZATION_KEYS = ("dataset", "data_type", "scheme", "mode", "algorithm", "options")
+QUANTIZATION_KEYS = (
+    "dataset",
+    "data_type",
+    "scheme",
+    "mode",
+    "algorithm",
+    "options",
+    "mixed_precision",
+)
+#: Keys of `quantization.mixed_precision` (extension).
+MIXED_PRECISION_KEYS = ("data_type", "target_sqnr_db", "max_fraction")
+#: Keys of `quantization.options` that switch quality steps on or off (booleans); the
+#: other options belong to the range algorithm.
+QUALITY_OPTIONS = ("equalize", "bias_correction")
 PREPROCESS_KEYS = ("type", "size", "crop", "color_range", "color_matrix", "resize")
 
 #: Delegates a per-layer delegate map may assign.
@@ -863,9 +877,41 @@ class _Parser:
                     f"expected a mapping of option names, got {_describe(m['options'])}",
                 )
             options = dict(m["options"])
+            for key in QUALITY_OPTIONS:
+                if key in options:
+                    options[key] = self.boolean(options[key], f"{field}.options.{key}")
+        mixed = None
+        if m.get("mixed_precision") is not None:
+            mixed = self.mixed_precision(m["mixed_precision"], f"{field}.mixed_precision")
         return QuantizationSpec(
-            dataset=dataset, data_type=data_type, options=options, **choices
+            dataset=dataset,
+            data_type=data_type,
+            options=options,
+            mixed_precision=mixed,
+            **choices,
         )
+
+    def mixed_precision(self, value: Any, field: str) -> MixedPrecisionSpec:
+        """`quantization.mixed_precision`: the raised type (int16 or float16), the
+        target output SQNR in dB and the largest fraction of layers raised (0..1)."""
+        m = self.mapping(value, field, MIXED_PRECISION_KEYS)
+        spec = MixedPrecisionSpec()
+        data_type = spec.data_type
+        if m.get("data_type") is not None:
+            data_type = self.string(
+                m["data_type"], f"{field}.data_type", ("int16", "float16")
+            )
+        target = spec.target_sqnr_db
+        if m.get("target_sqnr_db") is not None:
+            target = self.number(m["target_sqnr_db"], f"{field}.target_sqnr_db")
+        fraction = spec.max_fraction
+        if m.get("max_fraction") is not None:
+            fraction = self.number(m["max_fraction"], f"{field}.max_fraction")
+            if not 0 <= fraction <= 1:
+                raise self.fail(
+                    f"{field}.max_fraction", f"expected a number in [0, 1], got {fraction}"
+                )
+        return MixedPrecisionSpec(data_type, target, fraction)
 
     def dataset(self, value: Any, field: str, input_count: int) -> tuple[str, ...]:
         """`quantization.dataset`: one glob per input (a string or a list), resolved

@@ -47,6 +47,7 @@ __all__ = [
     "LayerTypes",
     "annotate",
     "layer_types",
+    "named_layers",
     "range_shape",
 ]
 
@@ -146,6 +147,21 @@ def layer_types(func: FuncOp, data_type: DataType, field: str) -> LayerTypes:
                 if p in op_types:
                     op_types[p] = value
     return LayerTypes(op_types, arg_types)
+
+
+def named_layers(func: FuncOp, data_type: DataType, field: str) -> set[int]:
+    """Positions of the ops a per-layer map names explicitly (a name, ``'name...'`` or
+    ``'@id'``; not ``'*'`` nor ``INPUTS``): empty for a single type. Automatic mixed
+    precision leaves these layers the type the map gives them."""
+    if isinstance(data_type, str):
+        return set()
+    ops = list(func.body.block.ops)
+    graph = _graph(ops)
+    found: set[int] = set()
+    for pattern, _ in _entries(data_type):
+        if pattern not in ("*", INPUTS):
+            found |= _matches(pattern, ops, graph, field)
+    return found
 
 
 def _check_type(value: str, field: str) -> None:

@@ -1,0 +1,155 @@
+"""Automatic mixed precision (the ``quantization.mixed_precision`` extension of
+METAFILE.md): raise the layers whose quantization hurts the output most to a wider type,
+one at a time, until the output SQNR against the float model reaches a target or a
+fraction of the layers are raised.
+
+Sensitivity is measured, not guessed: each step quantizes the model with the current
+types, runs it and the float model on the calibration data and takes every layer's SQNR
+(`synapc.quantization.compare.output_sqnr`). A layer's own contribution is the relative
+noise power of its output minus the largest of the layers it reads
+(``10^(-SQNR/10)``: what the layer adds rather than inherits); the candidate with the
+largest contribution is raised next and kept only if the output SQNR improves (an
+int16 layer is not always better: its output range and weight scheme differ), and the
+sensitivities are measured again on the new mix. Layers an explicit per-layer map names
+keep the map's type.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import IntegerAttr, StringAttr
+from xdsl.ir import Operation
+
+from synapc.dialects.synap.constant import ConstantOp
+from synapc.model import Model
+from synapc.quantization.annotate import LayerTypes
+from synapc.quantization.compare import output_sqnr
+from synapc.quantization.dataset import Dataset
+
+__all__ = ["MixedPrecision", "MixedPrecisionResult", "choose_precision", "own_noise"]
+
+#: Width rank of the layer types: a layer is raised only to a wider type.
+_RANK = {"uint8": 0, "int8": 0, "int16": 1, "float16": 2}
+
+
+@dataclass(frozen=True)
+class MixedPrecision:
+    """The metafile's ``mixed_precision`` settings."""
+
+    data_type: str = "int16"
+    target_sqnr_db: float = 30.0
+    max_fraction: float = 0.1
+
+
+@dataclass
+class MixedPrecisionResult:
+    """What automatic mixed precision decided: the layer types, the layers raised (by
+    key, in order), the output SQNR after each step (the first with none raised), and
+    the annotated and quantized models of the final mix."""
+
+    types: LayerTypes
+    raised: list[str] = field(default_factory=list)
+    history: list[float] = field(default_factory=list)
+    annotated: Model | None = None
+    quantized: Model | None = None
+
+
+def _key(op: Operation) -> str | None:
+    name = op.attributes.get("layer_name")
+    if isinstance(name, StringAttr):
+        return name.data
+    index = op.attributes.get("layer_index")
+    return f"@{index.value.data}" if isinstance(index, IntegerAttr) else None
+
+
+def own_noise(
+    ops: list[Operation], positions: list[int], sqnr: Mapping[str, float]
+) -> dict[int, float]:
+    """Position -> the relative noise power a layer adds to what it reads (see the
+    module docstring); layers without a measured SQNR are left out."""
+
+    def noise(op: Operation) -> float | None:
+        key = _key(op)
+        if key is None or key not in sqnr:
+            return None
+        db = sqnr[key]
+        return 0.0 if math.isinf(db) else 10 ** (-db / 10)
+
+    added: dict[int, float] = {}
+    for p in positions:
+        mine = noise(ops[p])
+        if mine is None:
+            continue
+        inherited = [
+            n
+            for v in ops[p].operands
+            if isinstance(v.owner, Operation)
+            and not isinstance(v.owner, ConstantOp)
+            and (n := noise(v.owner)) is not None
+        ]
+        added[p] = mine - max(inherited, default=0.0)
+    return added
+
+
+def choose_precision(
+    types: LayerTypes,
+    named: set[int],
+    spec: MixedPrecision,
+    annotate: Callable[[LayerTypes], Model],
+    quantize: Callable[[Model], Model],
+    dataset: Dataset,
+) -> MixedPrecisionResult:
+    """Raise layers of `types` (those not in `named`) to ``spec.data_type`` one at a
+    time, the one adding the most noise first, until the output SQNR reaches
+    ``spec.target_sqnr_db`` or ``floor(spec.max_fraction * layers)`` are raised. A
+    raise that does not improve the output SQNR is undone (the layer is not tried
+    again); at most ``2 * limit + 1`` mixes are measured.
+    `annotate` gives the annotated model of a type choice, `quantize` its quantized
+    form."""
+    current = LayerTypes(dict(types.ops), dict(types.args))
+    limit = math.floor(spec.max_fraction * len(current.ops) + 1e-9)
+    result = MixedPrecisionResult(current)
+    wider = _RANK[spec.data_type]
+    tried: set[int] = set(named)
+    best = -math.inf
+    trial: int | None = None  # the position raised on trial, if any
+    per_layer: dict[str, float] = {}
+    ops: list[Operation] = []
+    while True:
+        annotated = annotate(current)
+        quantized = quantize(annotated)
+        ops = list(annotated.main.body.block.ops)
+        keys = [k for op in ops if (k := _key(op)) is not None]
+        total, measured = output_sqnr(annotated, quantized, dataset, keys)
+        result.history.append(total)
+        if trial is not None and total <= best:
+            current.ops[trial] = types.ops[trial]  # it did not help: back, try another
+        else:
+            if trial is not None:
+                result.raised.append(_key(ops[trial]) or f"op #{trial}")
+            best, per_layer = total, measured
+            result.annotated, result.quantized = annotated, quantized
+        trial = None
+        if best >= spec.target_sqnr_db or len(result.raised) >= limit:
+            break
+        if len(result.history) > 2 * limit + 1:
+            break  # bounded work: at most two trials per allowed raise
+        candidates = [
+            p
+            for p, kind in current.ops.items()
+            if p not in tried and _RANK.get(kind, wider) < wider
+        ]
+        added = own_noise(ops, candidates, per_layer)
+        if not added:
+            break
+        chosen = max(added, key=lambda p: added[p])
+        if added[chosen] <= 0:
+            break
+        tried.add(chosen)
+        current.ops[chosen] = spec.data_type
+        trial = chosen
+    result.types = current
+    return result
