@@ -156,8 +156,25 @@ def transpose(
     return [jnp.transpose(args[0], op.props()["perm"])]
 
 
-_NUMPY_PAD_MODES = {PadMode.REFLECT: "reflect", PadMode.SYMMETRIC: "symmetric",
-                    PadMode.EDGE: "edge", PadMode.WRAP: "wrap"}  # fmt: skip
+def pad_indices(mode: PadMode, size: int, before: int, after: int) -> np.ndarray:
+    """The source row of each row of an axis of `size` rows padded by `before` / `after`
+    in `mode`, as numpy's `np.pad` defines them (reflect and symmetric mirror again and
+    again when the pad is wider than the axis, wrap repeats the axis). One gather per
+    axis: `jnp.pad` builds these modes from one concatenation per repeat, which XLA
+    takes minutes to compile for a pad many times the axis."""
+    rows = np.arange(-before, size + after, dtype=np.int64)
+    if mode == PadMode.EDGE or size == 1:
+        return np.clip(rows, 0, size - 1).astype(np.int32)
+    if mode == PadMode.WRAP:
+        return np.mod(rows, size).astype(np.int32)
+    # mirror with period 2 (size - 1) (reflect: the edge row once) or 2 size (symmetric)
+    period = 2 * (size - 1) if mode == PadMode.REFLECT else 2 * size
+    folded = np.mod(rows, period)
+    last = size - 1 if mode == PadMode.REFLECT else size
+    mirrored = np.where(folded <= last, folded, period - folded)
+    if mode == PadMode.SYMMETRIC:
+        mirrored = np.where(folded < size, folded, period - 1 - folded)
+    return mirrored.astype(np.int32)
 
 
 @kernel(dm.PadOp)
@@ -168,7 +185,12 @@ def pad(op: dm.PadOp, args: list[jax.Array], ctx: LoweringContext) -> list[jax.A
     p = op.props()
     widths = [(p["pads"][2 * i], p["pads"][2 * i + 1]) for i in range(args[0].ndim)]
     if p["mode"] != PadMode.CONSTANT:
-        return [jnp.pad(args[0], widths, mode=_NUMPY_PAD_MODES[p["mode"]])]
+        x = args[0]
+        for axis, (before, after) in enumerate(widths):
+            if before or after:
+                rows = pad_indices(p["mode"], x.shape[axis], before, after)
+                x = jnp.take(x, jnp.asarray(rows), axis=axis)
+        return [x]
     value = p["value"]
     element = element_of(op.output)
     if isinstance(element, UniformQuantizedType):
