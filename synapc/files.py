@@ -243,6 +243,21 @@ class LockedFolder:
 
     # -- writing ----------------------------------------------------------------------
 
+    def remove(self, relative: str) -> bool:
+        """Remove the regular file `relative` if it is there (a link or another kind of
+        file is `NotOurs`, never removed); whether it was."""
+        self.check_replaceable(relative)
+        parts, name = _parts(relative)
+        folder = self._folder(parts, create=False)
+        if folder is None:
+            return False
+        try:
+            with deferred_interrupts():
+                os.unlink(name, dir_fd=folder)
+        except FileNotFoundError:
+            return False
+        return True
+
     def _write_new(self, folder: int, name: str, data: bytes) -> None:
         """Create the new file `name` (never through a link; 0666 less the umask) with
         `data`, flushed to the disk."""

@@ -237,3 +237,56 @@ def test_convert_names_the_metafile_field(tmp_path: Path) -> None:
     meta = _meta(tmp_path, "none/*.npy", " uint8")
     with pytest.raises(SynapcError, match=r"meta.yaml: quantization.dataset: .*matches no"):
         synapc.convert(TINY, "VS680", tmp_path / "out", meta)
+
+
+def test_cached_conversion_restores_quantization_info_and_float_one_drops_it(
+    tmp_path: Path,
+) -> None:
+    """The cache serves quantization_info.txt with the package; a later float
+    conversion into the same folder leaves no stale report behind."""
+    meta = _meta(tmp_path, "random", " uint8")
+    out = tmp_path / "out"
+    assert not synapc.convert(TINY, "VS680", out, meta).cached
+    report = (out / "quantization_info.txt").read_bytes()
+    (out / "quantization_info.txt").unlink()
+    assert synapc.convert(TINY, "VS680", out, meta).cached
+    assert (out / "quantization_info.txt").read_bytes() == report
+    assert not synapc.convert(TINY, "VS680", out).cached
+    assert not (out / "quantization_info.txt").exists()
+    assert not (out / "cache" / "quantization_info.txt").exists()
+
+
+def test_quantized_inputs_round_as_the_quant_dialect_does() -> None:
+    """Feeding a quantized input rounds halves away from zero (TFLite's rounding, as
+    `quantize_array`), not to even as np.round does."""
+    from types import SimpleNamespace
+
+    from synapc.dialects.quant import UniformQuantizedType, quantize_array
+    from synapc.quantization.compare import quantized_inputs
+
+    q = UniformQuantizedType.per_tensor("u8", 0.5, 10)
+    model = SimpleNamespace(
+        inputs=[SimpleNamespace(quantization=q, dtype=np.dtype(np.uint8))]
+    )
+    batch = [np.array([0.25, -0.25, 0.75, 200.0], np.float32)]
+    (stored,) = quantized_inputs(model, batch)  # type: ignore[arg-type]
+    assert stored.tolist() == [11, 9, 12, 255]
+    assert stored.tolist() == quantize_array(batch[0], q).tolist()
+
+
+@pytest.mark.parametrize(
+    ("mixed", "message"),
+    [
+        ({"data_typ": "int16"}, r"mixed_precision: unknown key data_typ"),
+        ({"data_type": "int8"}, r"mixed_precision\.data_type: expected int16"),
+        ({"max_fraction": 2}, r"mixed_precision\.max_fraction: expected a number in"),
+        ({"target_sqnr_db": "high"}, r"mixed_precision\.target_sqnr_db: expected a"),
+    ],
+)
+def test_quantize_api_mixed_precision_errors_name_the_field(
+    optimized: Model, mixed: dict[str, object], message: str
+) -> None:
+    """A bad ``mixed_precision`` mapping is one error naming the field, before any
+    calibration (never a TypeError traceback)."""
+    with pytest.raises(SynapcError, match=message):
+        synapc.quantize(optimized, "random", mixed_precision=mixed)

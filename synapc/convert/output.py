@@ -35,7 +35,9 @@ The protocol (``synapc convert --out-dir OUT``; the README's "Converting models"
   may be a link (the user chose it).
 - **A cache entry is checked before use.** ``cache/key.json`` records the key, the
   fields it hashes and the SHA-256 of ``cache/model.synap`` and
-  ``cache/model_info.txt``. An entry whose record is malformed, whose members are
+  ``cache/model_info.txt`` (and ``cache/quantization_info.txt`` of a quantized
+  conversion, restored with them; a conversion without one removes an earlier
+  one). An entry whose record is malformed, whose members are
   missing or differ from the record, whose package `read_package` refuses or belongs to
   another model or target, or whose model info names another model is converted again
   with a warning, never copied.
@@ -65,8 +67,15 @@ MODEL_INFO = "model_info.txt"
 CACHE = "cache"
 #: Intermediate IR files written with `preserve`.
 INTERMEDIATE = "intermediate"
+#: Written by a conversion with a ``quantization`` section (per-layer report).
+QUANTIZATION_INFO = "quantization_info.txt"
 _KEY = "key.json"
+#: The files every cache entry holds.
 _CACHED = (PACKAGE, MODEL_INFO)
+#: The files a cache entry holds when the conversion wrote them (a conversion that
+#: writes none removes an earlier conversion's, so it is never left stale).
+_OPTIONAL = (QUANTIZATION_INFO,)
+_MEMBERS = (*_CACHED, *_OPTIONAL)
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 #: Temporaries of older synapc versions: ``.NAME.tmp-PID`` and the write probe.
 _LEGACY = re.compile(r"^\.(?:(?P<name>.+)\.tmp|synapc-write-test)-(?P<pid>[0-9]+)$")
@@ -158,13 +167,13 @@ class Output:
         if completed is not None:
             self._say(f"warning: {completed}")
         self.folder.remove_stale(
-            "", lambda name: name in (*_CACHED, JOURNAL), _legacy({*_CACHED, None})
+            "", lambda name: name in (*_MEMBERS, JOURNAL), _legacy({*_MEMBERS, None})
         )
         self.folder.remove_stale(
-            CACHE, lambda name: name in (*_CACHED, _KEY), _legacy({*_CACHED, _KEY})
+            CACHE, lambda name: name in (*_MEMBERS, _KEY), _legacy({*_MEMBERS, _KEY})
         )
         self.folder.remove_stale(INTERMEDIATE, lambda name: True, _legacy(None))
-        for relative in (*_CACHED, *(f"{CACHE}/{n}" for n in (*_CACHED, _KEY))):
+        for relative in (*_MEMBERS, *(f"{CACHE}/{n}" for n in (*_MEMBERS, _KEY))):
             self.folder.check_replaceable(relative)
 
     # -- concurrent conversions -------------------------------------------------------
@@ -222,11 +231,12 @@ class Output:
             return None  # another conversion's cache
         if any(record[name] != value for name, value in fields.items()):
             return self._rebuild(f"{where}: the fields do not match the key")
+        if "dataset" in fields and QUANTIZATION_INFO not in record["members"]:
+            # a quantized conversion (its key hashes the dataset) wrote its report
+            return self._rebuild(f"{where}: no {QUANTIZATION_INFO} among the members")
         files: dict[str, bytes] = {}
-        for name, limit_name in (
-            (PACKAGE, "max_package_bytes"),
-            (MODEL_INFO, "max_model_info_bytes"),
-        ):
+        for name in record["members"]:
+            limit_name = "max_package_bytes" if name == PACKAGE else "max_model_info_bytes"
             member = self.path / CACHE / name
             limit = getattr(limits(), limit_name)
             try:
@@ -277,9 +287,11 @@ class Output:
 
     def write(self, key: str, fields: dict[str, str], files: dict[str, bytes]) -> None:
         """Write a conversion's `files` (relative names; `PACKAGE` and `MODEL_INFO`
-        among them) and its cache entry, all or nothing: the cache first, then the
-        intermediate files, the model info and the package."""
-        cached = {name: files[name] for name in _CACHED}
+        among them, `QUANTIZATION_INFO` when quantized) and its cache entry, all or
+        nothing: the cache first, then the intermediate files, the model info and the
+        package. An optional member the conversion did not write is removed (from the
+        folder and the cache) once the rest is in place, so none is left stale."""
+        cached = {name: files[name] for name in _MEMBERS if name in files}
         record = {
             "key": key,
             **fields,
@@ -290,6 +302,10 @@ class Output:
         ordered.update((n, d) for n, d in files.items() if n not in _CACHED)
         ordered.update((name, files[name]) for name in (MODEL_INFO, PACKAGE))
         self.folder.commit(ordered)
+        for name in _OPTIONAL:
+            if name not in files:
+                self.folder.remove(f"{CACHE}/{name}")
+                self.folder.remove(name)
 
 
 def _legacy(names: set[str | None] | None) -> Callable[[str], int | None]:
@@ -324,8 +340,15 @@ def _record_problem(record: Any, fields: dict[str, str]) -> str | None:
     if not _SHA256.match(record["key"]):
         return "field 'key' is not a SHA-256"
     members = record["members"]
-    if not isinstance(members, dict) or set(members) != set(_CACHED):
-        return f"field 'members' does not list exactly {', '.join(_CACHED)}"
+    if (
+        not isinstance(members, dict)
+        or not set(_CACHED) <= set(members)
+        or not set(members) <= set(_MEMBERS)
+    ):
+        return (
+            f"field 'members' does not list {', '.join(_CACHED)} (and optionally "
+            f"{', '.join(_OPTIONAL)}) only"
+        )
     for name, digest in members.items():
         if not isinstance(digest, str) or not _SHA256.match(digest):
             return f"field 'members': '{name}' is not a SHA-256"
@@ -350,6 +373,7 @@ __all__ = [
     "INTERMEDIATE",
     "MODEL_INFO",
     "PACKAGE",
+    "QUANTIZATION_INFO",
     "Output",
     "cache_key",
     "file_sha256",

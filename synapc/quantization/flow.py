@@ -1,8 +1,9 @@
 """Post-training quantization end to end (issue 19): optimize, calibrate, annotate, the
 `quantize` pass, optimize again; and the per-layer report ``quantization_info.txt``.
 
-Calibration is not a pass: it runs the model on a dataset. `calibrate` turns an
-optimized float model into the annotated one (`synapc.quantization.annotate`), which
+Calibration is not a pass: it runs the model on a dataset. `calibrate_and_quantize`
+turns an optimized float model into the annotated one
+(`synapc.quantization.annotate`), which
 ``synapc-opt -p '<quantize_step(...)>,optimize'`` turns into the quantized model, as
 `synapc convert` and `synapc.quantize` do.
 """
@@ -15,14 +16,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import jax
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
-from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import StringAttr, TensorType
+from xdsl.ir import Operation
 
+from synapc.convert.output import QUANTIZATION_INFO
 from synapc.dialects.quant import UniformQuantizedType
-from synapc.dialects.synap.base import is_float
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.io_attributes import io_attributes
 from synapc.model import Model
@@ -36,6 +35,7 @@ from synapc.quantization.annotate import (
     named_layers,
     range_shape,
 )
+from synapc.quantization.compare import last_by_layer, layer_key, layer_sqnr
 from synapc.quantization.dataset import Dataset, input_feeds
 from synapc.quantization.statistics import collect_statistics
 
@@ -47,7 +47,6 @@ __all__ = [
     "Progress",
     "Quantized",
     "Settings",
-    "calibrate",
     "calibrate_and_quantize",
     "layer_sqnr",
     "quantization_info",
@@ -56,7 +55,6 @@ __all__ = [
 ]
 
 #: The report's file name, next to ``model_info.txt``.
-QUANTIZATION_INFO = "quantization_info.txt"
 #: Algorithms whose ranges come from histograms (a second pass over the dataset).
 _HISTOGRAM_ALGORITHMS = ("kl_divergence", "percentile", "mse")
 
@@ -167,38 +165,6 @@ class Progress:
             self.step(what)
 
 
-def calibrate(
-    optimized: Model,
-    dataset: Dataset,
-    settings: Settings,
-    *,
-    field: str = "quantization.data_type",
-    progress: Progress | None = None,
-) -> Model:
-    """The optimized float model annotated with its calibration: statistics over
-    `dataset`, ranges by `settings.algorithm`, per-layer types from
-    `settings.data_type` (see `synapc.quantization.annotate`)."""
-    types = layer_types(optimized.main, settings.data_type, field)
-    histograms = settings.algorithm in _HISTOGRAM_ALGORITHMS
-    passes = iter(("ranges", "histograms"))
-
-    def batches() -> Iterable[Sequence[np.ndarray]]:
-        what = next(passes, "histograms")
-        if progress is None:
-            return dataset.batches()
-        return progress.wrap(dataset.batches(), what)
-
-    stats = collect_statistics(optimized, batches, histograms=histograms)
-    return annotate(
-        optimized,
-        stats,
-        types,
-        scheme=settings.scheme,
-        algorithm=settings.algorithm,
-        options=settings.range_options,
-    )
-
-
 @dataclass
 class Quantized:
     """The result of calibration and quantization: the annotated float model (what
@@ -287,10 +253,9 @@ def quantize(
     ``quantize`` pass and optimized again."""
     from synapc.compiler import optimize
     from synapc.convert.pipeline import run_pipeline
-    from synapc.quantization.mixed_precision import MixedPrecision
 
     if isinstance(mixed_precision, Mapping):
-        mixed_precision = MixedPrecision(**mixed_precision)
+        mixed_precision = _mixed_precision(mixed_precision)
     settings = Settings(
         data_type, scheme, mode, algorithm, dict(options or {}), mixed_precision
     )
@@ -309,133 +274,38 @@ def quantize(
     return result.quantized
 
 
+def _mixed_precision(fields: Mapping[str, Any]) -> MixedPrecision:
+    """`synapc.quantize`'s ``mixed_precision`` mapping checked as the metafile's is: a
+    bad key or value is one `SynapcError` naming it, never a traceback."""
+    from synapc.errors import SynapcError
+    from synapc.quantization.mixed_precision import MixedPrecision
+
+    known = ("data_type", "target_sqnr_db", "max_fraction")
+    unknown = sorted(str(k) for k in fields if k not in known)
+    if unknown:
+        raise SynapcError(
+            f"mixed_precision: unknown key {', '.join(unknown)} (expected "
+            f"{', '.join(known)})"
+        )
+    result = MixedPrecision(**fields)
+    if result.data_type not in ("int16", "float16"):
+        raise SynapcError(
+            f"mixed_precision.data_type: expected int16 or float16, got "
+            f"{result.data_type!r}"
+        )
+    for name in ("target_sqnr_db", "max_fraction"):
+        value = getattr(result, name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SynapcError(f"mixed_precision.{name}: expected a number, got {value!r}")
+    if not 0 <= result.max_fraction <= 1:
+        raise SynapcError(
+            f"mixed_precision.max_fraction: expected a number in [0, 1], got "
+            f"{result.max_fraction}"
+        )
+    return result
+
+
 # -- the report ---------------------------------------------------------------------
-
-
-def _layer_key(op: Operation) -> str | None:
-    name = op.attributes.get("layer_name")
-    if isinstance(name, StringAttr):
-        return name.data
-    index = op.attributes.get("layer_index")
-    return f"@{index.value.data}" if isinstance(index, IntegerAttr) else None
-
-
-def _last_by_layer(func: FuncOp) -> dict[str, tuple[Operation, int]]:
-    """Layer key -> the last non-constant op computing it and its position."""
-    found: dict[str, tuple[Operation, int]] = {}
-    for p, op in enumerate(func.body.block.ops):
-        key = _layer_key(op)
-        if key is not None and not isinstance(op, ConstantOp | ReturnOp) and op.results:
-            found[key] = (op, p)
-    return found
-
-
-def _runner(
-    model: Model, values: list[SSAValue]
-) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]:
-    """A batched (jitted) function computing `values` of `model`'s @main
-    from a batch of its inputs."""
-    from xdsl.dialects.builtin import FunctionType
-
-    from synapc.backends.jax.lowering import lower
-    from synapc.backends.targets import get_target
-
-    func = model.main
-    positions = {op: p for p, op in enumerate(func.body.block.ops)}
-    copy = func.clone()
-    copy_ops = list(copy.body.block.ops)
-    copied = [
-        copy_ops[positions[v.owner]].results[v.index]  # type: ignore[union-attr,index]
-        for v in values
-    ]
-    ret = copy.body.block.last_op
-    assert isinstance(ret, ReturnOp)
-    copy.body.block.erase_op(ret)
-    copy.body.block.add_op(ReturnOp(*copied))
-    copy.function_type = FunctionType.from_lists(
-        list(copy.function_type.inputs.data), [v.type for v in copied]
-    )
-    copy.res_attrs = None
-    function, params = lower(
-        copy,
-        model.weights,
-        get_target("GENERIC"),
-        model.integer_semantics,
-        float_dtype=np.dtype(np.float32),
-    )
-    # lax.map, not vmap: the integer kernels (int16 x int8 convolutions) have no
-    # batching rule that keeps their accumulator type
-    batched = jax.jit(lambda *xs: jax.lax.map(lambda args: function(params, *args), xs))
-    return lambda batch: [np.asarray(a) for a in batched(*batch)]
-
-
-def _real(array: np.ndarray, tensor_type: Any) -> np.ndarray:
-    """Values of a tensor as real numbers (quantized ones dequantized)."""
-    element = tensor_type.element_type
-    if isinstance(element, UniformQuantizedType):
-        scales, zeros = element.scales, element.zero_points
-        axis = element.quantized_dimension
-        if axis is not None:
-            shape = [1] * (array.ndim)
-            shape[array.ndim - len(tensor_type.get_shape()) + axis] = -1
-            scales, zeros = scales.reshape(shape), zeros.reshape(shape)
-        return (array.astype(np.float64) - zeros) * scales
-    return array.astype(np.float64)
-
-
-def _quantized_inputs(model: Model, batch: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """A float batch as the quantized model's inputs take it."""
-    out = []
-    for info, array in zip(model.inputs, batch, strict=True):
-        q = info.quantization
-        if q is not None and not q.is_per_axis:
-            array = np.clip(
-                np.round(array / q.scale) + q.zero_point, q.storage_min, q.storage_max
-            )
-        out.append(np.asarray(array).astype(info.dtype))
-    return out
-
-
-def layer_sqnr(
-    annotated: Model,
-    quantized: Model,
-    dataset: Dataset,
-    progress: Progress | None = None,
-) -> dict[str, float]:
-    """SQNR in dB of every layer's output (the first result of the last op computing
-    it) in `quantized` (dequantized) against `annotated` (float), over `dataset`:
-    ``10 log10(sum x^2 / sum (x - x_q)^2)``; layers whose outputs differ in shape are
-    left out."""
-    float_ops = _last_by_layer(annotated.main)
-    quant_ops = _last_by_layer(quantized.main)
-    names = [
-        n
-        for n in float_ops
-        if n in quant_ops
-        and isinstance(t := float_ops[n][0].results[0].type, TensorType)
-        and is_float(t.element_type)
-        and isinstance(u := quant_ops[n][0].results[0].type, TensorType)
-        and u.get_shape() == t.get_shape()
-    ]
-    if not names:
-        return {}
-    float_run = _runner(annotated, [float_ops[n][0].results[0] for n in names])
-    quant_run = _runner(quantized, [quant_ops[n][0].results[0] for n in names])
-    signal = np.zeros(len(names))
-    noise = np.zeros(len(names))
-    batches = dataset.batches()
-    for batch in batches if progress is None else progress.wrap(batches, "SQNR"):
-        floats = float_run(batch)
-        quants = quant_run(_quantized_inputs(quantized, batch))
-        for k, name in enumerate(names):
-            x = floats[k].astype(np.float64)
-            xq = _real(quants[k], quant_ops[name][0].results[0].type)
-            signal[k] += np.sum(x * x)
-            noise[k] += np.sum((x - xq) ** 2)
-    return {
-        n: math.inf if noise[k] == 0 else 10 * math.log10(max(signal[k], 1e-300) / noise[k])
-        for k, n in enumerate(names)
-    }
 
 
 def _scheme(data_type: str, scheme: str) -> str:
@@ -522,12 +392,12 @@ def quantization_info(
                 "-",
             )
         )
-    quant_ops = _last_by_layer(qfunc)
+    quant_ops = last_by_layer(qfunc)
     for p, op in enumerate(func.body.block.ops):
         kind = op.attributes.get(TYPE_ATTR)
         if not isinstance(kind, StringAttr):
             continue
-        name = _layer_key(op) or f"op #{p}"
+        name = layer_key(op) or f"op #{p}"
         spans = range_shape(op.attributes[RANGE_ATTR])
         span = spans[0] if spans else None
         match = quant_ops.get(name)

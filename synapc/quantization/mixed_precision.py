@@ -20,13 +20,12 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Operation
 
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.model import Model
 from synapc.quantization.annotate import LayerTypes
-from synapc.quantization.compare import output_sqnr
+from synapc.quantization.compare import layer_key, output_sqnr
 from synapc.quantization.dataset import Dataset
 
 __all__ = ["MixedPrecision", "MixedPrecisionResult", "choose_precision", "own_noise"]
@@ -57,14 +56,6 @@ class MixedPrecisionResult:
     quantized: Model | None = None
 
 
-def _key(op: Operation) -> str | None:
-    name = op.attributes.get("layer_name")
-    if isinstance(name, StringAttr):
-        return name.data
-    index = op.attributes.get("layer_index")
-    return f"@{index.value.data}" if isinstance(index, IntegerAttr) else None
-
-
 def own_noise(
     ops: list[Operation], positions: list[int], sqnr: Mapping[str, float]
 ) -> dict[int, float]:
@@ -72,7 +63,7 @@ def own_noise(
     module docstring); layers without a measured SQNR are left out."""
 
     def noise(op: Operation) -> float | None:
-        key = _key(op)
+        key = layer_key(op)
         if key is None or key not in sqnr:
             return None
         db = sqnr[key]
@@ -122,14 +113,14 @@ def choose_precision(
         annotated = annotate(current)
         quantized = quantize(annotated)
         ops = list(annotated.main.body.block.ops)
-        keys = [k for op in ops if (k := _key(op)) is not None]
+        keys = [k for op in ops if (k := layer_key(op)) is not None]
         total, measured = output_sqnr(annotated, quantized, dataset, keys)
         result.history.append(total)
         if trial is not None and total <= best:
             current.ops[trial] = types.ops[trial]  # it did not help: back, try another
         else:
             if trial is not None:
-                result.raised.append(_key(ops[trial]) or f"op #{trial}")
+                result.raised.append(layer_key(ops[trial]) or f"op #{trial}")
             best, per_layer = total, measured
             result.annotated, result.quantized = annotated, quantized
         trial = None
