@@ -217,3 +217,17 @@ def test_convert_reports_the_raised_layers(net_path: Path, tmp_path: Path) -> No
     raised = footer.split("raised ")[1].split(", ")
     layers = ("conv1", "dw2", "pw3", "conv4", "gap", "fc")
     assert raised == ["none"] or (len(raised) == 1 and raised[0] in layers)
+
+
+def test_bias_correction_of_a_layer_reading_the_model_input() -> None:
+    """benchmarks/ptq.py finding: a first conv that reads @main's input directly (an NHWC
+    model, as TFLite ones are) made bias correction fail with a KeyError looking the
+    input up among op results."""
+    text = (Path(__file__).resolve().parents[1] / "examples" / "tiny_cnn.mlir").read_text()
+    store = synapc.WeightStore()
+    model = synapc.Model.from_module(synapc.parse_module(text, store), store)
+    optimized = synapc.optimize(model)
+    readers = [use.operation for use in optimized.main.args[0].uses]
+    assert any(op.name == "synap.conv2d" for op in readers)  # the case under test
+    quantized = synapc.quantize(model, "random", data_type="int8")
+    assert quantized.outputs[0].shape == model.outputs[0].shape

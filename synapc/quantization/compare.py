@@ -16,7 +16,7 @@ import jax
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, IntegerAttr, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from synapc.dialects.quant import UniformQuantizedType, quantize_array
 from synapc.dialects.synap.base import is_float
@@ -81,7 +81,9 @@ def runner(
     copy = func.clone()
     copy_ops = list(copy.body.block.ops)
     copied = [
-        copy_ops[positions[v.owner]].results[v.index]  # type: ignore[union-attr,index]
+        copy.body.block.args[v.index]
+        if isinstance(v, BlockArgument)  # a layer reading @main's input directly
+        else copy_ops[positions[v.owner]].results[v.index]  # type: ignore[index]
         for v in values
     ]
     ret = copy.body.block.last_op
