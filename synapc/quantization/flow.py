@@ -137,12 +137,9 @@ class Progress:
         self.total, self.done, self.show, self.say = total, 0, show, say
         self._bar = None
         if show and sys.stderr.isatty():
-            try:
-                from tqdm import tqdm
-            except ImportError:  # tqdm is optional: plain lines then
-                tqdm = None
-            if tqdm is not None:
-                self._bar = tqdm(total=total, desc="calibration", unit="batch")
+            from tqdm import tqdm  # a core dependency; imported only for a terminal
+
+            self._bar = tqdm(total=total, desc="calibration", unit="batch")
 
     def step(self, what: str) -> None:
         """One batch done (`what`: the pass it belongs to)."""
