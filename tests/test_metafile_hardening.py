@@ -588,3 +588,19 @@ def test_a_format_with_control_characters_reaches_the_package(tmp_path: Path) ->
     synapc.convert(example, "GENERIC", tmp_path / "out", meta)
     network = Network(tmp_path / "out" / "model.synap")
     assert network.outputs[0].spec.format == 'line1\nline2\ttab \x1b[31m "q" \\'
+
+
+def test_a_pass_refusing_the_metafile_names_the_metafile(tmp_path: Path) -> None:
+    """Fuzzer finding (metafile campaign of 34d6566, e.g. case 2613-1303): a refusal by
+    a pass the metafile asked for (here insert-preprocess: four means for a 3-channel
+    input) did not name the metafile, as every other metafile problem does."""
+    import synapc
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "tiny_classifier.onnx"
+    meta = tmp_path / "meta.yaml"
+    meta.write_text("inputs:\n  - means: [1, 2, 3, 4]\n    preprocess: {type: rgb}\n")
+    with pytest.raises(SynapcError) as caught:
+        synapc.convert(example, "GENERIC", tmp_path / "out", meta)
+    message = str(caught.value)
+    assert message.startswith(f"{meta}: ") and "means" in message and "\n" not in message
+    assert not (tmp_path / "out").exists()

@@ -34,7 +34,7 @@ import yaml
 from benchmarks.fuzz.harness import Case
 from benchmarks.fuzz.mutate import INTERESTING_INTS, mutate_bytes
 from synapc.convert import signature
-from synapc.convert.pipeline import pipeline, run_pipeline
+from synapc.convert.pipeline import metafile_errors, pipeline_steps, run_pipeline
 from synapc.metafile import load_metafile, model_anchors
 
 TARGET = "metafile"
@@ -586,9 +586,11 @@ def bind(path: Path, model: Path = MODEL, anchors: Callable[[], str] | None = No
     imported = signature.import_with_metafile(
         model, meta, where, _convert._cut(meta) or None
     )
-    spec = pipeline(imported, meta, where, signature.source_layout(model.name))
-    steps = spec.removesuffix("optimize").rstrip(",")
-    converted = run_pipeline(imported, steps) if steps else imported
+    steps = pipeline_steps(imported, meta, where, signature.source_layout(model.name))
+    # the signature and preprocessing passes: what comes before the first optimize
+    before = ",".join(steps[: steps.index("optimize")])
+    with metafile_errors(where):
+        converted = run_pipeline(imported, before) if before else imported
     signature.input_specs(converted)
     signature.output_specs(converted)
 

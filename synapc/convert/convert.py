@@ -37,7 +37,7 @@ from synapc.convert.output import (
     open_output,
     output_state,
 )
-from synapc.convert.pipeline import pipeline, run_pipeline
+from synapc.convert.pipeline import metafile_errors, pipeline, run_pipeline
 from synapc.errors import SynapcError
 from synapc.metafile import (
     Metafile,
@@ -225,12 +225,13 @@ def _convert(
     tick = time.perf_counter()
     quantization = metafile.quantization
     report: dict[str, bytes] = {}
-    if quantization is not None and quantization.dataset:
-        optimized, report = _quantized(
-            model, passes, metafile, where, between, keep, say, progress
-        )
-    else:
-        optimized = run_pipeline(model, passes, between)
+    with metafile_errors(None if metafile.path is None else where):
+        if quantization is not None and quantization.dataset:
+            optimized, report = _quantized(
+                model, passes, metafile, where, between, keep, say, progress
+            )
+        else:
+            optimized = run_pipeline(model, passes, between)
     say(f"optimized in {time.perf_counter() - tick:.1f} s")
     files = package_files(
         optimized,

@@ -33,7 +33,8 @@ not a pass: the importers cut the source graph before converting it (see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
@@ -60,6 +61,14 @@ def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -
     errors; `source_layout` is the source framework's I/O layout, see
     `signature.source_layout`). A streaming model's state inputs and outputs are bound
     to no metafile entry and keep their types and layout."""
+    return ",".join(pipeline_steps(model, metafile, where, source_layout))
+
+
+def pipeline_steps(
+    model: Model, metafile: Metafile, where: str, source_layout: str
+) -> list[str]:
+    """The steps of `pipeline`, one ``-p`` item each (an option value may hold commas,
+    so the joined spec does not split back into them)."""
     state_outputs = {s.output for s in model.state}
     inputs, outputs = bind(model, metafile, where)
     steps: list[str] = []
@@ -101,7 +110,7 @@ def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -
         if chosen.equalize:
             steps.append("equalize-layers")
         steps += [quantize_step(chosen), "optimize"]
-    return ",".join(steps)
+    return steps
 
 
 def settings(metafile: Metafile) -> Settings:
@@ -135,6 +144,21 @@ def run_pipeline(model: Model, spec: str, callback: PassCallback | None = None) 
     )
     module.verify()
     return model.with_module(module)
+
+
+@contextmanager
+def metafile_errors(where: str | None) -> Iterator[None]:
+    """Errors of the passes a metafile asked for (a preprocess type that does not fit an
+    input, a layer that `mode: full` cannot quantize, ...) name the metafile `where`
+    first, as every other metafile problem does; None (no metafile) leaves them as
+    they are."""
+    try:
+        yield
+    except SynapcError as error:
+        message = str(error)
+        if where is None or message.startswith(where):
+            raise
+        raise SynapcError(f"{where}: {message}") from None
 
 
 def bind(
