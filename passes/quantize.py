@@ -99,6 +99,8 @@ from synapc.dialects.synap.conversion import CastOp, DequantizeOp, QuantizeOp
 from synapc.errors import SynapcError
 from synapc.passes.apply_layout import main_function, return_of
 from synapc.passes.common import constant_array, new_constant
+from synapc.quant_schemes import QUANTIZATION_MODES as MODES
+from synapc.quant_schemes import SCHEMES
 from synapc.weights import WeightStore
 
 RANGE_ATTR = "synap.calibrated_range"
@@ -108,13 +110,6 @@ TYPE_ATTR = "synap.quant_type"
 """Op / arg attribute: the data type the layer runs in."""
 
 DATA_TYPES = ("uint8", "int8", "int16", "float16", "float32")
-SCHEMES = (
-    "default",
-    "asymmetric_affine",
-    "dynamic_fixed_point",
-    "perchannel_symmetric_affine",
-)
-MODES = ("standard", "full")
 
 #: Layers with weights and the axis of their output channels in the filter. The fused
 #: conv2d_pool (`fuse-conv-pool` runs before calibration) is quantized as one layer: its

@@ -264,6 +264,7 @@ def _quantized(
     from synapc.convert.pipeline import settings
     from synapc.quantization.dataset import Dataset, input_feeds
     from synapc.quantization.flow import (
+        HISTOGRAM_ALGORITHMS,
         QUANTIZATION_INFO,
         Progress,
         calibrate_and_quantize,
@@ -283,7 +284,7 @@ def _quantized(
     data = Dataset(
         quantization.dataset, input_feeds(optimized), field=f"{where}: quantization.dataset"
     )
-    histograms = chosen.algorithm in ("kl_divergence", "percentile", "mse")
+    histograms = chosen.algorithm in HISTOGRAM_ALGORITHMS
     bar = Progress(data.batch_count * (3 if histograms else 2), progress, say)
     tick = time.perf_counter()
     try:

@@ -22,8 +22,6 @@ __all__ = [
     "DATA_TYPES",
     "DELEGATES",
     "INPUT_FORMATS",
-    "PREPROCESS_TYPES",
-    "SCHEMES",
     "InputSpec",
     "Metafile",
     "MetafileError",
@@ -38,29 +36,7 @@ DELEGATES = ("default", "npu", "gpu", "cpu", "auto")
 DATA_LAYOUTS = ("default", "nchw", "nhwc")
 INPUT_FORMATS = ("rgb", "bgr")
 DATA_TYPES = ("uint8", "int8", "int16", "float16")
-SCHEMES = (
-    "default",
-    "asymmetric_affine",
-    "dynamic_fixed_point",
-    "perchannel_symmetric_affine",
-)
-MODES = ("standard", "full")
 ALGORITHMS = ("standard", "kl_divergence", "moving_average", "percentile", "mse")
-PREPROCESS_TYPES = (
-    "yuv444",
-    "yuv420",
-    "nv12",
-    "nv21",
-    "gray",
-    "rgb",
-    "bgra",
-    "rgb888p",
-    "rgb888p3",
-    "float32",
-)
-COLOR_RANGES = ("limited", "full")
-COLOR_MATRICES = ("bt601", "bt709")
-RESIZE_MODES = ("bilinear", "nearest")
 
 #: Delegates synapc runs today: the target's first one (the NPU on VS680 / VS640).
 _SUPPORTED_DELEGATES = ("default", "npu")

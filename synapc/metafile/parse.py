@@ -20,16 +20,10 @@ import yaml
 from synapc.limits import limits
 from synapc.metafile.model import (
     ALGORITHMS,
-    COLOR_MATRICES,
-    COLOR_RANGES,
     DATA_LAYOUTS,
     DATA_TYPES,
     DELEGATES,
     INPUT_FORMATS,
-    MODES,
-    PREPROCESS_TYPES,
-    RESIZE_MODES,
-    SCHEMES,
     InputSpec,
     Metafile,
     MetafileError,
@@ -45,6 +39,10 @@ from synapc.metafile.substitute import (
     shown,
     substitute_env,
 )
+from synapc.preprocess_types import COLOR_MATRICES, COLOR_RANGES, RESIZE_MODES
+from synapc.preprocess_types import TYPES as PREPROCESS_TYPES
+from synapc.quant_schemes import QUANTIZATION_MODES as MODES
+from synapc.quant_schemes import SCHEMES
 
 __all__ = ["load_metafile", "parse_metafile"]
 

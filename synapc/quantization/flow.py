@@ -24,6 +24,7 @@ from synapc.convert.output import QUANTIZATION_INFO
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.io_attributes import io_attributes
+from synapc.metafile.parse import QUALITY_OPTIONS
 from synapc.model import Model
 from synapc.quantization.annotate import (
     RANGE_ATTR,
@@ -56,12 +57,7 @@ __all__ = [
 
 #: The report's file name, next to ``model_info.txt``.
 #: Algorithms whose ranges come from histograms (a second pass over the dataset).
-_HISTOGRAM_ALGORITHMS = ("kl_divergence", "percentile", "mse")
-
-
-#: `options` keys that switch the quality steps on or off (the rest belong to the range
-#: algorithm).
-QUALITY_OPTIONS = ("equalize", "bias_correction")
+HISTOGRAM_ALGORITHMS = ("kl_divergence", "percentile", "mse")
 
 
 @dataclass(frozen=True)
@@ -190,7 +186,7 @@ def calibrate_and_quantize(
     from synapc.quantization.mixed_precision import choose_precision
 
     types = layer_types(optimized.main, settings.data_type, field)
-    histograms = settings.algorithm in _HISTOGRAM_ALGORITHMS
+    histograms = settings.algorithm in HISTOGRAM_ALGORITHMS
     passes = iter(("ranges", "histograms"))
 
     def batches() -> Iterable[Sequence[np.ndarray]]:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from onnx import helper
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 
@@ -164,3 +165,17 @@ def binary(imp: Importer, node: Node, op_class: type[SynapOp], **props: Any) -> 
 def axis_of(imp: Importer, name: str, axis: int) -> int:
     """Where logical `axis` of tensor `name` is in its IR value."""
     return layout.physical_axis(imp.perm(name), axis, imp.rank(name))
+
+
+def output_datatype(node: Node) -> np.dtype:
+    """The numpy dtype of the node's ``output_datatype`` attribute (an ONNX element
+    type code, float32 when absent), refused by name when synapc has no such type."""
+    code = node.int_attr("output_datatype", 1)
+    try:
+        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(code))
+        element_type_for(dtype)
+    except (KeyError, TypeError, ValueError):
+        raise node.fail(
+            f"attribute 'output_datatype' {code} is not a type synapc supports"
+        ) from None
+    return dtype

@@ -23,7 +23,7 @@ from synapc.dialects.synap.logical import EqualOp, SelectOp
 from synapc.dtypes import element_type_for, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.importers.onnx.checks import shown
-from synapc.importers.onnx.helpers import unary
+from synapc.importers.onnx.helpers import output_datatype, unary
 from synapc.importers.onnx.reader import Importer, Node, converts
 from synapc.limits import check_count
 
@@ -72,14 +72,8 @@ def window(imp: Importer, node: Node) -> None:
         check_count(size, "max_fold_elements", "size (input 0)")
     except SynapcError as error:
         raise node.fail(str(error)) from None
+    dtype = output_datatype(node)
     code = node.int_attr("output_datatype", 1)
-    try:
-        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(code))
-        element_type_for(dtype)
-    except (KeyError, TypeError, ValueError):
-        raise node.fail(
-            f"attribute 'output_datatype' {code} is not a type synapc supports"
-        ) from None
     if dtype.kind not in "fiu":
         raise node.fail(f"attribute 'output_datatype' {code} ({dtype}) is not a number")
     periodic = node.int_attr("periodic", 1)

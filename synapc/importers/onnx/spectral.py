@@ -20,17 +20,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from onnx import helper
 from xdsl.ir import SSAValue
 
 from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap.base import element_of, is_float, shape_of
 from synapc.dialects.synap.conv import MatMulOp
 from synapc.dialects.synap.data_movement import GatherOp
-from synapc.dtypes import element_type_for, numpy_dtype
+from synapc.dtypes import numpy_dtype
 from synapc.errors import SynapcError
 from synapc.importers.onnx.checks import shown
-from synapc.importers.onnx.helpers import cast_to, compute_element
+from synapc.importers.onnx.helpers import cast_to, compute_element, output_datatype
 from synapc.importers.onnx.reader import Importer, Node, converts
 from synapc.importers.onnx.reduce import combine
 from synapc.limits import check_tensor
@@ -302,13 +301,6 @@ def mel_weight(imp: Importer, node: Node) -> None:
             f"upper_edge_hertz {high} lies beyond the {size // 2 + 1} DFT bins of "
             f"sample_rate {rate}"
         )
-    code = node.int_attr("output_datatype", 1)
-    try:
-        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(code))
-        element_type_for(dtype)
-    except (KeyError, TypeError, ValueError):
-        raise node.fail(
-            f"attribute 'output_datatype' {code} is not a type synapc supports"
-        ) from None
+    dtype = output_datatype(node)
     matrix = mel_weight_matrix(edges, rows).astype(dtype)
     imp.bind_const(imp.out_name(node), matrix)
