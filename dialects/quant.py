@@ -424,6 +424,56 @@ def activation_type(
     return UniformQuantizedType.per_tensor(storage, *affine_parameters(low, high, storage))
 
 
+def channel_activation_type(
+    lows: np.ndarray, highs: np.ndarray, storage: str, axis: int, *, symmetric: bool
+) -> UniformQuantizedType:
+    """The per-channel type (along `axis`) of an activation calibrated to one
+    `[low, high]` per channel: symmetric (zero point 0) or asymmetric affine, each
+    channel's range nudged to contain 0 as `affine_parameters` does; an empty channel
+    gets scale 1. Per-channel activations are what a layer that writes one output
+    channel at a time (convolution, depthwise) and its depthwise consumers support."""
+    _, qmin, qmax = STORAGE_TYPES[storage]
+    lows = np.minimum(np.asarray(lows, np.float64), 0.0)
+    highs = np.maximum(np.asarray(highs, np.float64), 0.0)
+    if symmetric:
+        scales = symmetric_scales(np.maximum(-lows, highs), storage)
+        return UniformQuantizedType.per_axis(storage, axis, scales)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scales = (highs - lows) / (qmax - qmin)
+        ok = (scales > 0) & np.isfinite(scales)
+        scales = np.where(ok, scales, 1.0)
+        zero_points = np.clip(np.round(qmin - lows / scales), qmin, qmax)
+    zero_points = np.where(ok, zero_points, 0 if qmin < 0 else qmin).astype(np.int64)
+    return UniformQuantizedType.per_axis(storage, axis, scales, zero_points)
+
+
+def channel_activation_range(
+    bounds: tuple[float | None, float | None], q: UniformQuantizedType
+) -> tuple[np.ndarray, np.ndarray]:
+    """`activation_range` of every channel of `q` at once: per-channel storage bounds of
+    a fused activation's clamp (0-d arrays for a per-tensor `q`), each bound quantized
+    as `quantize_real` does (float32 quotient, ties away from zero)."""
+    scales = q.scales.astype(np.float32)
+    zero_points = q.zero_points.astype(np.int64)
+
+    def quantized(value: float) -> np.ndarray:
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            ratio = np.float32(value) / scales
+        finite = np.isfinite(ratio)
+        steps = round_half_away(np.where(finite, ratio, 0).astype(np.float64))
+        inf = np.where(ratio > 0, q.storage_max, q.storage_min)
+        return np.where(finite, zero_points + steps.astype(np.int64), inf)
+
+    low, high = bounds
+    lo = np.full(scales.shape, q.storage_min, np.int64)
+    hi = np.full(scales.shape, q.storage_max, np.int64)
+    if low is not None:
+        lo = np.maximum(lo, quantized(low))
+    if high is not None:
+        hi = np.minimum(hi, quantized(high))
+    return (lo, hi) if q.is_per_axis else (lo.reshape(()), hi.reshape(()))
+
+
 def round_half_away(x: np.ndarray) -> np.ndarray:
     """Round to nearest, halves away from zero (TFLite's TfLiteRound), elementwise."""
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
@@ -486,9 +536,10 @@ def bias_type(
 ) -> UniformQuantizedType:
     """The type of a quantized layer's bias: `storage` (i32, or i64 for 16x8 layers),
     zero point 0, scale ``s_in * s_w`` per output channel (products in float32 as
-    TFLite's converter forms them)."""
-    scales = np.float32(input_type.scale) * filter_type.scales.astype(np.float32)
+    TFLite's converter forms them). An input quantized per channel (a depthwise layer's,
+    one scale per output channel) gives per-channel bias scales too."""
+    scales = input_type.scales.astype(np.float32) * filter_type.scales.astype(np.float32)
     scales = scales.astype(np.float64)
-    if filter_type.is_per_axis:
+    if filter_type.is_per_axis or input_type.is_per_axis:
         return UniformQuantizedType.per_axis(storage, 0, scales)
     return UniformQuantizedType.per_tensor(storage, float(scales[0]))

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from xdsl.context import Context
@@ -85,6 +86,7 @@ from synapc.dialects.quant import (
     UniformQuantizedType,
     activation_type,
     bias_type,
+    channel_activation_type,
     quantize_array,
     weight_type,
 )
@@ -108,6 +110,10 @@ RANGE_ATTR = "synap.calibrated_range"
 
 TYPE_ATTR = "synap.quant_type"
 """Op / arg attribute: the data type the layer runs in."""
+
+CHANNEL_RANGE_ATTR = "synap.calibrated_channel_range"
+"""Op attribute of the ops in `CHANNELWISE_PRODUCERS` (per-channel schemes): the f64
+array ``[low_0 .. low_{C-1}, high_0 .. high_{C-1}]`` of the first result's last axis."""
 
 DATA_TYPES = ("uint8", "int8", "int16", "float16", "float32")
 
@@ -194,6 +200,16 @@ STORAGES: dict[type[Operation], tuple[str, ...]] = {
     ew.SquaredDifferenceOp: ("i8",),
     **{op: tuple(codes) for op, codes in FIXED_OUTPUT_OPS.items()},
 }
+#: Ops that write each output channel with its own scale (a convolution's per-channel
+#: multipliers; elementwise kernels with per-channel parameters): their result may be
+#: quantized per channel when every reader keeps channels apart too.
+CHANNELWISE_PRODUCERS: tuple[type[Operation], ...] = (
+    conv.Conv2DOp,
+    conv.DepthwiseConv2DOp,
+    act.HardSwishOp,
+)
+#: Elementwise ops whose integer kernels take per-channel input and output types.
+CHANNELWISE_ELEMENTWISE: tuple[type[Operation], ...] = (act.HardSwishOp,)
 INTEGER_OPS: tuple[type[Operation], ...] = (
     *WEIGHTED_OPS,
     *RESCALING_OPS,
@@ -309,6 +325,12 @@ class _Rewriter:
     ranges: dict[SSAValue, tuple[float, float]] = field(default_factory=dict)
     #: ops the rewrite inserted (erased again when nothing reads them)
     inserted: set[Operation] = field(default_factory=set)
+    #: value -> calibrated (lows, highs) of its channels (last axis)
+    channel_ranges: dict[SSAValue, tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict
+    )
+    #: values quantized per channel (`plan_channelwise`)
+    channelwise: set[SSAValue] = field(default_factory=set)
 
     @property
     def block(self) -> Block:
@@ -339,7 +361,58 @@ class _Rewriter:
                     pair = _f64_pair(attr)
                     if pair is not None:
                         self.ranges[result] = pair
+            channels = op.attributes.pop(CHANNEL_RANGE_ATTR, None)
+            if isinstance(channels, DenseArrayBase) and op.results:
+                values = np.asarray(channels.get_values(), np.float64)
+                shape = op.results[0].type.get_shape()  # type: ignore[attr-defined]
+                if shape and values.size == 2 * shape[-1]:
+                    self.channel_ranges[op.results[0]] = (
+                        values[: shape[-1]],
+                        values[shape[-1] :],
+                    )
         return arg_types
+
+    def _peek_type(self, op: Operation) -> str:
+        """The data type `op` will run in (its annotation, left in place)."""
+        kind = op.attributes.get(TYPE_ATTR)
+        return kind.data if isinstance(kind, StringAttr) else self.data_type
+
+    def plan_channelwise(self) -> None:
+        """Choose the values quantized per output channel (`channelwise`): under the
+        ``perchannel_symmetric_affine`` scheme, 8-bit results of `CHANNELWISE_PRODUCERS`
+        with calibrated channel ranges, not returned, all of whose readers (of the same
+        type) keep channels apart: a depthwise layer's input, or a
+        `CHANNELWISE_ELEMENTWISE` op whose own result is per channel. Depthwise inputs
+        are where per-tensor scales hurt most: a channel of small values next to large
+        ones loses its precision, and the depthwise filter cannot average it out."""
+        if self.scheme != "perchannel_symmetric_affine":
+            return
+        returned = set(return_of(self.func).operands)
+        for op in reversed(list(self.block.ops)):
+            if not isinstance(op, CHANNELWISE_PRODUCERS):
+                continue
+            result = op.results[0]
+            kind = self._peek_type(op)
+            if (
+                kind not in ("uint8", "int8")
+                or result in returned
+                or result not in self.channel_ranges
+                or not result.uses
+            ):
+                continue
+            if all(self._reads_channelwise(use, kind) for use in result.uses):
+                self.channelwise.add(result)
+
+    def _reads_channelwise(self, use: Any, kind: str) -> bool:
+        """Whether the reader of `use` takes a per-channel operand of type `kind`."""
+        reader = use.operation
+        if self._peek_type(reader) != kind:
+            return False
+        if isinstance(reader, conv.DepthwiseConv2DOp):
+            return use.index == 0
+        return isinstance(reader, CHANNELWISE_ELEMENTWISE) and (
+            reader.results[0] in self.channelwise
+        )
 
     def _checked_type(self, kind: str, where: str) -> str:
         if kind not in DATA_TYPES:
@@ -372,9 +445,9 @@ class _Rewriter:
         if (
             isinstance(element, UniformQuantizedType)
             and element.storage.data == rules.storage
-            and not element.is_per_axis
+            and (not element.is_per_axis or value in self.channelwise)
         ):
-            return value
+            return value  # per channel: its readers were chosen to take it so
         key = (value, rules)
         if key in self.views:
             return self.views[key]
@@ -424,6 +497,12 @@ class _Rewriter:
 
     def result_type(self, value: SSAValue, rules: Scheme) -> UniformQuantizedType | None:
         """The type of `value` from its calibrated range under `rules` (None: no range)."""
+        if value in self.channelwise:
+            lows, highs = self.channel_ranges[value]
+            axis = len(value.type.get_shape()) - 1  # type: ignore[attr-defined]
+            return channel_activation_type(
+                lows, highs, rules.storage, axis, symmetric=rules.symmetric
+            )
         pair = self.ranges.get(value)
         if pair is None:
             return None
@@ -505,6 +584,9 @@ class _Rewriter:
         for old, result in zip(op.results, new.results, strict=True):
             if old in self.ranges:
                 self.ranges[result] = self.ranges[old]
+            if old in self.channelwise:
+                self.channelwise.add(result)
+                self.channel_ranges[result] = self.channel_ranges[old]
             old.replace_all_uses_with(result)
         self.block.erase_op(op)
 
@@ -580,7 +662,7 @@ class _Rewriter:
         if isinstance(op, act.HardSwishOp):
             qi = element_of(operands[0])
             assert isinstance(qi, UniformQuantizedType) and types[0] is not None
-            if qi.scale / types[0].scale >= 127.5:
+            if np.any(qi.scales / types[0].scales >= 127.5):
                 return None  # TFLite's HARD_SWISH needs s_in / s_out < 128
         return [_tensor(t, r) for t, r in zip(types, op.results, strict=True)]  # type: ignore[arg-type]
 
@@ -651,6 +733,7 @@ class QuantizePass(ModulePass):
             func, weights_of(ctx), self.data_type, self.scheme, self.mode == "full"
         )
         arg_types = rewriter.read_annotations()
+        rewriter.plan_channelwise()
         self._quantize_arguments(rewriter, arg_types)
         for inner in list(func.body.block.ops):
             rewriter.rewrite(inner)

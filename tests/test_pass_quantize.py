@@ -38,7 +38,13 @@ from synapc.dialects.synap.base import element_of, is_float
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.passes.common import constant_array
 from synapc.passes.dequantize_outputs import DequantizeOutputsPass
-from synapc.passes.quantize import RANGE_ATTR, TYPE_ATTR, QuantizePass
+from synapc.passes.quantize import (
+    CHANNEL_RANGE_ATTR,
+    CHANNELWISE_PRODUCERS,
+    RANGE_ATTR,
+    TYPE_ATTR,
+    QuantizePass,
+)
 from synapc.quantization import collect_statistics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,8 +69,12 @@ def _pair(low: float, high: float) -> DenseArrayBase:
     return DenseArrayBase.from_list(f64, [low, high])
 
 
-def _annotated(model: synapc.Model, types: dict[str, str] | None = None) -> synapc.Model:
-    """`model` with min/max ranges from random data and optional per-layer types."""
+def _annotated(
+    model: synapc.Model, types: dict[str, str] | None = None, channels: bool = False
+) -> synapc.Model:
+    """`model` with min/max ranges from random data and optional per-layer types;
+    `channels`: also the per-channel ranges of the ops that may be quantized per
+    channel."""
     stats = collect_statistics(model, _batches(), histograms=False)
     func = model.main
     block = func.body.block
@@ -85,6 +95,11 @@ def _annotated(model: synapc.Model, types: dict[str, str] | None = None) -> syna
                 _pair(s.minimum, s.maximum) if s else DenseArrayBase.from_list(f64, [])
             )
         op.attributes[RANGE_ATTR] = ArrayAttr(ranges)
+        if channels and isinstance(op, CHANNELWISE_PRODUCERS):
+            s = stats[f"op{p}.0"]
+            op.attributes[CHANNEL_RANGE_ATTR] = DenseArrayBase.from_list(
+                f64, [*map(float, s.channel_min), *map(float, s.channel_max)]
+            )
         name = op.attributes.get("layer_name")
         if types and isinstance(name, StringAttr) and name.data in types:
             op.attributes[TYPE_ATTR] = StringAttr(types[name.data])
@@ -211,6 +226,71 @@ def test_every_layer_within_one_step_of_fake_quant(data_type: str, scheme: str) 
     steps = _layer_steps(quantized, _batches(1, seed=3)[0][0][0])
     assert set(steps) == {"conv1", "dw2", "pw3", "pool4", "flatten5", "fc6", "prob"}
     assert max(steps.values()) <= 1, steps
+
+
+#: TINY_CNN with conv1's activation a hard_swish of its own (MobileNetV3's pattern).
+HARD_SWISH_CNN = TINY_CNN.replace(
+    '%3 = synap.conv2d %0, %1, %2 {layer_name = "conv1", layer_index = 0 : i64, strides = array<i64: 2, 2>, pad = array<i64: 0, 1, 0, 1>, activation = #synap<activation relu6>}',
+    '%30 = synap.conv2d %0, %1, %2 {layer_name = "conv1", layer_index = 0 : i64, strides = array<i64: 2, 2>, pad = array<i64: 0, 1, 0, 1>}',
+).replace(
+    "    %4 = synap.constant dense_resource<dw2_w>",
+    '    %3 = synap.hard_swish %30 {layer_name = "hs1"} : (tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>\n'
+    "    %4 = synap.constant dense_resource<dw2_w>",
+)
+
+
+def _layer_types(model: synapc.Model) -> dict[str, UniformQuantizedType]:
+    return {
+        op.attributes["layer_name"].data: element_of(op.results[0])  # type: ignore[union-attr]
+        for op in model.main.body.block.ops
+        if "layer_name" in op.attributes
+    }
+
+
+@pytest.mark.parametrize("data_type", ["int8", "uint8"])
+@pytest.mark.parametrize("text", [TINY_CNN, HARD_SWISH_CNN], ids=["relu6", "hard_swish"])
+def test_depthwise_inputs_quantized_per_channel(text: str, data_type: str) -> None:
+    """perchannel_symmetric_affine: the values only depthwise layers read (through
+    hard_swish, whose kernel takes per-channel types too) get one scale and zero point
+    per channel from their channel ranges; the rest stays per tensor. Every layer is
+    within one step of its fake-quant simulation and the output is close to float."""
+    scheme = "perchannel_symmetric_affine"
+    model = _annotated(_model(text), channels=True)
+    module = model.module.clone()
+    QuantizePass(data_type=data_type, scheme=scheme).apply(
+        make_context(model.weights), module
+    )
+    quantized = synapc.Model.from_module(module, model.weights)
+    types = _layer_types(quantized)
+    channelwise = {name for name, q in types.items() if q.is_per_axis}
+    assert channelwise == ({"conv1", "hs1"} if "hs1" in types else {"conv1"})
+    assert all(types[n].quantized_dimension == 3 for n in channelwise)
+    assert len(set(types["conv1"].scales)) > 1
+    steps = _layer_steps(quantized, _batches(1, seed=3)[0][0][0])
+    assert max(steps.values()) <= 1, steps
+    x = _batches(1, seed=7)[0][0]
+    ref_run = synapc.compile(_model(text.replace("func.return %15", "func.return %14")))
+    logits = _annotated(
+        _model(text.replace("func.return %15", "func.return %14")), channels=True
+    )
+    q_run = synapc.compile(_quantized(logits, data_type=data_type, scheme=scheme))
+    ref = np.stack([ref_run.run([x[i]])[0] for i in range(len(x))])
+    out = np.stack([q_run.run([x[i]])[0] for i in range(len(x))])
+    assert _sqnr(ref, out) > 30
+
+
+def test_per_channel_needs_every_reader_to_keep_channels_apart() -> None:
+    """A value read by a layer mixing channels too (here conv1's result, also
+    returned) stays per tensor; other schemes never quantize activations per channel."""
+    text = TINY_CNN.replace("func.return %15 : tensor<1x10xf32>", "func.return %15, %3 : tensor<1x10xf32>, tensor<1x16x16x16xf32>").replace(
+        "-> tensor<1x10xf32> {", "-> (tensor<1x10xf32>, tensor<1x16x16x16xf32>) {"
+    )
+    model = _annotated(_model(text), channels=True)
+    quantized = _quantized(model, data_type="int8", scheme="perchannel_symmetric_affine")
+    assert not any(q.is_per_axis for q in _layer_types(quantized).values() if isinstance(q, UniformQuantizedType))
+    model = _annotated(_model(TINY_CNN), channels=True)
+    quantized = _quantized(model, data_type="int8", scheme="asymmetric_affine")
+    assert not any(q.is_per_axis for q in _layer_types(quantized).values() if isinstance(q, UniformQuantizedType))
 
 
 def test_ir_shape_of_the_rewrite() -> None:

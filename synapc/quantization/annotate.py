@@ -12,7 +12,10 @@ def-use graph, the layer itself and side branches that do not depend on it exclu
   ``[low, high]`` per result (empty for non-float results), and as an argument
   attribute of each float input of ``@main``;
 - ``synap.quant_type`` (``uint8`` | ``int8`` | ``int16`` | ``float16``) on the same ops
-  and arguments.
+  and arguments;
+- under the ``perchannel_symmetric_affine`` scheme, ``synap.calibrated_channel_range``
+  on the ops whose result the ``quantize`` pass may quantize per channel
+  (`CHANNELWISE_PRODUCERS`): each channel's observed min / max.
 
 Ranges come from `tensor_range` with the metafile's algorithm and options, for the
 levels of the layer's type, symmetric where the type's scheme is (int16; int8 with the
@@ -26,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import networkx as nx
+import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, StringAttr, f64
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation
@@ -37,6 +41,7 @@ from synapc.dialects.synap.constant import ConstantOp
 from synapc.errors import SynapcError
 from synapc.io_attributes import set_io_attributes
 from synapc.model import Model
+from synapc.passes.quantize import CHANNEL_RANGE_ATTR, CHANNELWISE_PRODUCERS
 from synapc.quantization.ranges import tensor_range
 from synapc.quantization.statistics import TensorStatistics
 
@@ -295,4 +300,21 @@ def annotate(
         ]
         op.attributes[RANGE_ATTR] = ArrayAttr(ranges)
         op.attributes[TYPE_ATTR] = StringAttr(data_type)
+        key = f"op{p}.0"
+        if (
+            scheme == "perchannel_symmetric_affine"
+            and isinstance(op, CHANNELWISE_PRODUCERS)
+            and key in stats
+            and stats[key].count
+        ):
+            op.attributes[CHANNEL_RANGE_ATTR] = _channel_ranges(stats[key])
     return annotated
+
+
+def _channel_ranges(stats: TensorStatistics) -> DenseArrayBase:
+    """The ``synap.calibrated_channel_range`` of a tensor: the observed min / max of
+    each channel (last axis), as NNCF ranges per-channel activations too; channels
+    without a finite value get ``[0, 0]``."""
+    lows = np.where(np.isfinite(stats.channel_min), stats.channel_min, 0.0)
+    highs = np.where(np.isfinite(stats.channel_max), stats.channel_max, 0.0)
+    return DenseArrayBase.from_list(f64, [*map(float, lows), *map(float, highs)])

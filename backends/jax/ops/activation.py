@@ -366,11 +366,15 @@ def q_tanh(
     return fp.tanh_int16(x, multiplier, shift)
 
 
-def _downscale_int16_multiplier(multiplier: int) -> int:
-    """TFLite ``DownScaleInt32ToInt16Multiplier``: a Q31 multiplier rounded to Q15."""
-    if multiplier >= (1 << 31) - 1 - (1 << 15):
-        return (1 << 15) - 1
-    return (multiplier + (1 << 15)) >> 16
+def _downscale_int16_multiplier(multiplier: np.ndarray) -> np.ndarray:
+    """TFLite ``DownScaleInt32ToInt16Multiplier``: Q31 multipliers rounded to Q15
+    (elementwise)."""
+    multiplier = np.asarray(multiplier, np.int64)
+    return np.where(
+        multiplier >= (1 << 31) - 1 - (1 << 15),
+        (1 << 15) - 1,
+        (multiplier + (1 << 15)) >> 16,
+    )
 
 
 def _wrap16(x: jax.Array) -> jax.Array:
@@ -378,23 +382,46 @@ def _wrap16(x: jax.Array) -> jax.Array:
     return (x << 16) >> 16
 
 
-def _saturating_left_shift16(x: jax.Array, amount: int) -> jax.Array:
-    """TFLite ``SaturatingLeftShift(int16_t, amount)``: ``x * 2**amount`` saturated to
-    int16 (the operand is pre-clamped so the int32 shift cannot overflow)."""
-    if amount <= 0:
-        return x
-    bound = (1 << max(0, 15 - amount)) + 1
-    return jnp.clip(jnp.clip(x, -bound, bound) << amount, -32768, 32767)
+def _saturating_left_shift16(x: jax.Array, amount: np.ndarray) -> jax.Array:
+    """TFLite ``SaturatingLeftShift(int16_t, amount)`` of int16-range `x`: ``x *
+    2**amount`` saturated to int16 (the operand is pre-clamped so the int32 shift
+    cannot overflow); `amount` (>= 0, broadcast against `x`) of 0 leaves `x` as it is."""
+    amount = np.asarray(amount, np.int64)
+    bound = ((1 << np.maximum(0, 15 - amount)) + 1).astype(np.int32)
+    shifted = jnp.clip(x, -bound, bound) << amount.astype(np.int32)
+    return jnp.clip(shifted, -32768, 32767)
 
 
-def _rounding_divide_by_pot16(x: jax.Array, exponent: int) -> jax.Array:
-    """gemmlowp ``RoundingDivideByPOT<int16_t>`` for a static ``exponent`` in [0, 31]: as
-    for int32, except that the mask ``(1 << exponent) - 1`` is cast to int16, so exponents
-    of 16 and more give -1 for negative ``x`` and 1 otherwise (what LiteRT computes)."""
+def _rounding_divide_by_pot16(x: jax.Array, exponent: np.ndarray | int) -> jax.Array:
+    """gemmlowp ``RoundingDivideByPOT<int16_t>`` for static exponents in [0, 31]
+    (broadcast against `x`): as for int32, except that the mask ``(1 << exponent) - 1``
+    is cast to int16, so exponents of 16 and more give -1 for negative ``x`` and 1
+    otherwise (what LiteRT computes)."""
+    exponent = np.asarray(exponent, np.int64)
     mask = ((1 << exponent) - 1) & 0xFFFF
-    mask = mask - 0x10000 if mask >= 0x8000 else mask
+    mask = np.where(mask >= 0x8000, mask - 0x10000, mask).astype(np.int32)
     threshold = (mask >> 1) + (x < 0).astype(jnp.int32)
-    return (x >> exponent) + ((x & mask) > threshold).astype(jnp.int32)
+    return (x >> exponent.astype(np.int32)) + ((x & mask) > threshold).astype(jnp.int32)
+
+
+def _channel_parameters(
+    x: jax.Array, *types: UniformQuantizedType
+) -> Callable[[np.ndarray], np.ndarray]:
+    """A function shaping per-channel host values (one per scale of the widest of
+    `types`) to broadcast against `x`: along its last axis when a type is per axis
+    (which must be that axis), 0-d arrays otherwise."""
+    wide = [q for q in types if q.is_per_axis]
+    for q in wide:
+        if q.quantized_dimension != x.ndim - 1:
+            raise UnsupportedOpError(
+                "a per-axis activation must be quantized along the last (channel) axis"
+            )
+
+    def shaped(values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values)
+        return values.reshape(-1) if wide else values.reshape(-1)[:1].reshape(())
+
+    return shaped
 
 
 def q_hard_swish(
@@ -403,36 +430,50 @@ def q_hard_swish(
     """TFLite's ``reference_ops::HardSwish`` for int8 / uint8: the input on a "hires" scale
     (``s_in / 128``) is multiplied in int16 fixed point by the output multiplier and by a
     "reluish" factor in [0, 1] (the input rescaled so that 3.0 is 32768, saturated,
-    mapped from [-1, 1] to [0, 1]); multipliers are float32 ratios reduced to Q15."""
-    hires_scale = F32(1.0 / 128.0) * F32(qi.scale)
-    out_m32, out_exp = fp.quantize_multiplier(float(hires_scale / F32(qo.scale)))
-    out_m16 = _downscale_int16_multiplier(int(out_m32))
-    out_exp = int(out_exp)
-    if out_exp > 0:
+    mapped from [-1, 1] to [0, 1]); multipliers are float32 ratios reduced to Q15.
+
+    Per-channel input and / or output types (along the last axis: the result of a
+    convolution that writes channels apart) take the same steps with each channel's
+    multipliers."""
+    shaped = _channel_parameters(x, qi, qo)
+    channels = max(qi.scales.size, qo.scales.size)
+    s_in = np.broadcast_to(qi.scales.astype(np.float32), (channels,))
+    s_out = np.broadcast_to(qo.scales.astype(np.float32), (channels,))
+    hires_scale = F32(1.0 / 128.0) * s_in
+    out_m32, out_exp = fp.quantize_multiplier((hires_scale / s_out).astype(np.float64))
+    out_m16 = _downscale_int16_multiplier(out_m32)
+    if np.any(out_exp > 0):
         raise UnsupportedOpError(
             "quantized hard_swish needs s_in / s_out < 128 (TFLite's Prepare requires it)"
         )
     reluish_scale = F32(3.0) / F32(32768.0)
-    rel_m32, rel_exp = fp.quantize_multiplier(float(hires_scale / reluish_scale))
-    rel_m16 = _downscale_int16_multiplier(int(rel_m32))
-    rel_exp = int(rel_exp)
+    rel_m32, rel_exp = fp.quantize_multiplier(
+        (hires_scale / reluish_scale).astype(np.float64)
+    )
+    rel_m16 = _downscale_int16_multiplier(rel_m32)
 
-    hires = _wrap16((x - qi.zero_point) * 128)
-    preshift_out = fp.saturating_rounding_doubling_high_mul(hires, out_m16, raw_bits=16)
-    reluish = hires
-    if rel_exp > 0:
-        reluish = _saturating_left_shift16(reluish, rel_exp - 1)
-    reluish = fp.saturating_rounding_doubling_high_mul(reluish, rel_m16, raw_bits=16)
-    if rel_exp > 0:
-        reluish = _saturating_left_shift16(reluish, 1)
-    elif rel_exp < 0:
-        reluish = _rounding_divide_by_pot16(reluish, -rel_exp)
+    zero_in = np.broadcast_to(qi.zero_points, (channels,))
+    hires = _wrap16((x - shaped(zero_in).astype(np.int32)) * 128)
+    preshift_out = fp.saturating_rounding_doubling_high_mul(
+        hires, shaped(out_m16).astype(np.int32), raw_bits=16
+    )
+    up = shaped(np.maximum(rel_exp, 0))
+    reluish = _saturating_left_shift16(hires, np.maximum(up - 1, 0))
+    reluish = fp.saturating_rounding_doubling_high_mul(
+        reluish, shaped(rel_m16).astype(np.int32), raw_bits=16
+    )
+    reluish = jnp.where(
+        up > 0,
+        _saturating_left_shift16(reluish, np.minimum(up, 1)),
+        _rounding_divide_by_pot16(reluish, shaped(np.maximum(-rel_exp, 0))),
+    )
     reluish = (reluish + (1 << 15)) >> 1
     # gemmlowp SaturatingDoublingHighMul (int16): the product truncated toward zero;
     # reluish >= 0, so the -32768 * -32768 overflow cannot occur.
     product = lax.div(reluish * preshift_out, jnp.int32(1 << 15))
-    out = _rounding_divide_by_pot16(product, -out_exp)
-    return _wrap16(out + qo.zero_point)
+    out = _rounding_divide_by_pot16(product, shaped(-out_exp))
+    zero_out = np.broadcast_to(qo.zero_points, (channels,))
+    return _wrap16(out + shaped(zero_out).astype(np.int32))
 
 
 def q_gelu(
@@ -576,6 +617,11 @@ _QUANTIZED: dict[type, tuple[Callable[..., jax.Array], tuple[str, ...]]] = {
 }
 """Quantized kernels and the storage types TFLite implements them for."""
 
+PER_CHANNEL: frozenset[type] = frozenset({act.HardSwishOp})
+"""Quantized kernels that also take per-channel input / output types (along the last
+axis), channel by channel: what a convolution's fused activation needs when the layer
+writes per-channel quantized outputs."""
+
 
 def _quantized(op: act._Unary, x: jax.Array) -> jax.Array:
     entry = _QUANTIZED.get(type(op))
@@ -588,7 +634,7 @@ def _quantized(op: act._Unary, x: jax.Array) -> jax.Array:
         )
     if qo.storage_dtype != qi.storage_dtype:
         raise UnsupportedOpError(f"quantized {op.name} needs equal input/output storage")
-    if qi.is_per_axis or qo.is_per_axis:
+    if (qi.is_per_axis or qo.is_per_axis) and type(op) not in PER_CHANNEL:
         raise UnsupportedOpError(f"quantized {op.name} needs per-tensor quantization")
     y = entry[0](x.astype(jnp.int32), qi, qo, op.props())
     return jnp.clip(y, qo.storage_min, qo.storage_max).astype(qo.storage_dtype)

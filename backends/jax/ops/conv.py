@@ -41,6 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from xdsl.ir import SSAValue
 
 from synapc.backends.jax import fixed_point as fp
 from synapc.backends.jax.lowering import (
@@ -64,6 +65,7 @@ from synapc.backends.jax.ops.quantized import (
     stored,
     x64,
 )
+from synapc.dialects import quant
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import conv
 from synapc.dialects.synap.attributes import Activation, IntegerSemantics
@@ -179,23 +181,30 @@ def _float_layer(
 
 
 def _real_multipliers(
-    qx: UniformQuantizedType, qw: UniformQuantizedType, qo: UniformQuantizedType
+    qx: UniformQuantizedType,
+    qw: UniformQuantizedType,
+    qo: UniformQuantizedType,
+    channels: int,
 ) -> np.ndarray:
-    """TFLite's effective output scales (one per output channel, or a single one for
-    per-tensor weights): ``double(s_in) * double(s_w[c]) / double(s_out)`` as
+    """TFLite's effective output scales, one per output channel (`channels` of them):
+    ``double(s_in) * double(s_w[c]) / double(s_out)`` as
     PopulateConvolutionQuantizationParams computes them for int8 and int16 inputs; uint8
     layers use the legacy per-tensor multiplier of their uint8 kernels, whose product of
-    scales is a float32 one: ``double(float(s_in * s_w)) / double(s_out)``."""
+    scales is a float32 one: ``double(float(s_in * s_w)) / double(s_out)``. A per-channel
+    input (depthwise: input channel ``c // multiplier`` feeds output channel c) or
+    result takes its channel's scale in the same formula."""
+    s_in = np.repeat(qx.scales, channels // qx.scales.size)
     if qx.storage_dtype == np.uint8:
-        product = (np.float32(qx.scale) * qw.scales.astype(np.float32)).astype(np.float64)
-        return product / scale_f64(qo)
-    return scale_f64(qx) * scales_f64(qw) / scale_f64(qo)
+        product = s_in.astype(np.float32) * qw.scales.astype(np.float32)
+        return product.astype(np.float64) / scales_f64(qo)
+    return s_in.astype(np.float32).astype(np.float64) * scales_f64(qw) / scales_f64(qo)
 
 
-def _channel_vector(values: np.ndarray, q: UniformQuantizedType) -> np.ndarray:
+def _channel_vector(values: np.ndarray, *types: UniformQuantizedType) -> np.ndarray:
     """Per-channel host values shaped to broadcast along the last (channel) axis; a 0-d
-    array for per-tensor weights."""
-    return values.reshape(-1) if q.is_per_axis else values.reshape(())
+    array when every one of `types` is per tensor (then all values are equal)."""
+    per_channel = any(q.is_per_axis for q in types)
+    return values.reshape(-1) if per_channel else values.reshape(-1)[:1].reshape(())
 
 
 def _split64(acc: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -244,7 +253,26 @@ def _check_integer(op: conv.BiasedLayer) -> tuple[UniformQuantizedType, ...]:
             f"{op.name} with weights quantized along axis {qw.quantized_dimension} "
             f"(not {channel_axis}, the output channels) is not supported"
         )
-    return per_tensor(op.input, "its input"), qw, per_tensor(op.output, "its result")
+    return (
+        _channel_type(op, op.input, "its input"),
+        qw,
+        _channel_type(op, op.output, "its result"),
+    )
+
+
+def _channel_type(op: conv.BiasedLayer, value: SSAValue, what: str) -> UniformQuantizedType:
+    """The quantized type of a layer's input or result: per tensor, or per channel along
+    the last (channel) axis where the layer keeps channels apart (any result; the input
+    of a depthwise layer, whose output channel reads one input channel)."""
+    q = qtype(value)
+    channel_axis = len(shape_of(value)) - 1
+    if (
+        q.is_per_axis
+        and q.quantized_dimension == channel_axis
+        and (value is op.output or isinstance(op, conv.DepthwiseConv2DOp))
+    ):
+        return q
+    return per_tensor(value, what)
 
 
 def _uses_weight_zero_point(
@@ -310,17 +338,23 @@ def _integer_layer(
     float64 for `float64_rescale`), plus the output zero point, clamped to the fused
     activation's range."""
     qx, qw, qo = _check_integer(op)
+    channels = shape_of(op.output)[-1]
     x = stored(args[0], qx)
     w = stored(args[1], qw) if _uses_weight_zero_point(op, qx, qw) else args[1]
     y = _rescaled(
         lambda acc: linear(x, w, acc),
         args[2] if len(args) > 2 else None,
-        _channel_vector(_real_multipliers(qx, qw, qo), qw),
+        _channel_vector(_real_multipliers(qx, qw, qo, channels), qx, qw, qo),
         acc64=_accumulates_int64(op, qx) if acc64 is None else acc64,
         float64_rescale=float64_rescale,
     )
     activation: Activation = op.props()["activation"]
-    return [saturate(y + qo.zero_point, qo, *activation_range(activation, qo))]
+    if not qo.is_per_axis:
+        return [saturate(y + qo.zero_point, qo, *activation_range(activation, qo))]
+    bounds = (None, None) if activation is None else activation.bounds
+    lo, hi = quant.channel_activation_range(bounds, qo)
+    y = y + qo.zero_points.astype(np.int32)
+    return [jnp.clip(y, lo.astype(np.int32), hi.astype(np.int32)).astype(qo.storage_dtype)]
 
 
 def _onnx_integer_layer(
