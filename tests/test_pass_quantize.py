@@ -282,15 +282,24 @@ def test_depthwise_inputs_quantized_per_channel(text: str, data_type: str) -> No
 def test_per_channel_needs_every_reader_to_keep_channels_apart() -> None:
     """A value read by a layer mixing channels too (here conv1's result, also
     returned) stays per tensor; other schemes never quantize activations per channel."""
-    text = TINY_CNN.replace("func.return %15 : tensor<1x10xf32>", "func.return %15, %3 : tensor<1x10xf32>, tensor<1x16x16x16xf32>").replace(
-        "-> tensor<1x10xf32> {", "-> (tensor<1x10xf32>, tensor<1x16x16x16xf32>) {"
-    )
+    text = TINY_CNN.replace(
+        "func.return %15 : tensor<1x10xf32>",
+        "func.return %15, %3 : tensor<1x10xf32>, tensor<1x16x16x16xf32>",
+    ).replace("-> tensor<1x10xf32> {", "-> (tensor<1x10xf32>, tensor<1x16x16x16xf32>) {")
     model = _annotated(_model(text), channels=True)
     quantized = _quantized(model, data_type="int8", scheme="perchannel_symmetric_affine")
-    assert not any(q.is_per_axis for q in _layer_types(quantized).values() if isinstance(q, UniformQuantizedType))
+    assert not any(
+        q.is_per_axis
+        for q in _layer_types(quantized).values()
+        if isinstance(q, UniformQuantizedType)
+    )
     model = _annotated(_model(TINY_CNN), channels=True)
     quantized = _quantized(model, data_type="int8", scheme="asymmetric_affine")
-    assert not any(q.is_per_axis for q in _layer_types(quantized).values() if isinstance(q, UniformQuantizedType))
+    assert not any(
+        q.is_per_axis
+        for q in _layer_types(quantized).values()
+        if isinstance(q, UniformQuantizedType)
+    )
 
 
 def test_ir_shape_of_the_rewrite() -> None:
