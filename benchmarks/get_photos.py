@@ -1,9 +1,12 @@
-"""Copy the public-domain / CC0 photos `benchmarks/ptq.py` calibrates and evaluates on
-out of scikit-image's sample data into a folder (they are not in this repository).
+"""Copy the photos `benchmarks/ptq.py` calibrates and evaluates on (public domain, CC0
+or BSD-3-Clause) out of scikit-image's sample data into a folder (they are not in this
+repository).
 
 scikit-image ships them in its ``data`` folder (``skimage/data`` in the wheel and in
 older checkouts, ``src/_skimage2/data`` in newer ones); the licence of each is in the
-docstring of its loader in that folder's ``_fetchers.py``. Sources, first found wins:
+docstring of its loader in that folder's ``_fetchers.py``, or, where that states none
+(the two scanned / rendered text pages), the repository's own (``Files: *`` of its
+``LICENSE.txt``: BSD-3-Clause). Sources, first found wins:
 
 - ``--from DIR``: a scikit-image checkout (work tree or bare git directory, read with
   ``git show HEAD:<path>``) or a folder holding the files;
@@ -21,7 +24,8 @@ import importlib.util
 import subprocess
 from pathlib import Path
 
-#: file name -> licence, as scikit-image's ``_fetchers.py`` states it.
+#: file name -> licence, as scikit-image's ``_fetchers.py`` states it (or the
+#: repository's licence where the loader states none; ``bw_text.png`` has no loader).
 PHOTOS: dict[str, str] = {
     "astronaut.png": "public domain (NASA)",
     "chelsea.png": "CC0 (Stefan van der Walt)",
@@ -35,6 +39,8 @@ PHOTOS: dict[str, str] = {
     "gravel.png": "CC0 (CC0Textures)",
     "grass.png": "CC0",
     "clock_motion.png": "public domain (Stefan van der Walt)",
+    "page.png": "BSD-3-Clause (scikit-image repository licence)",
+    "bw_text.png": "BSD-3-Clause (scikit-image repository licence)",
 }
 
 #: Where the data folder lies inside a scikit-image checkout, newest layout first.

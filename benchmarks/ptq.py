@@ -2,10 +2,12 @@
 against onnxruntime's `quantize_static` and NNCF's `nncf.quantize`, calibrated on the
 same real photos and evaluated on other photos.
 
-For every model (an orientation classifier, an OCR text detector, a face detector) and
-every configuration it prints one Markdown row: the SQNR of each output against the
-float model over the evaluation images (``10 log10(sum x^2 / sum (x - x_q)^2)``), the
-top-1 agreement with the float model (classifier), and the PTQ time: for synapc the
+For every model (an orientation classifier, an OCR text detector, an OCR text-line
+recognizer, a face detector) and every configuration it prints one Markdown row: the
+SQNR of each output against the float model over the evaluation images (``10 log10(sum
+x^2 / sum (x - x_q)^2)``), the top-1 agreement with the float model (classifier: the
+argmax of each image's output; text-line recognizer: the argmax character of each
+timestep), and the PTQ time: for synapc the
 time of `synapc.quantize` minus that of the float `synapc.optimize` it starts with, for
 onnxruntime and NNCF the time of their quantize call (calibration included).
 
@@ -37,7 +39,15 @@ from typing import Any
 import numpy as np
 
 import synapc
-from benchmarks.ptq_data import CALIBRATION_PHOTOS, EVALUATION_PHOTOS, photo_crops
+from benchmarks.ptq_data import (
+    CALIBRATION_PHOTOS,
+    DEFAULT_SCALE,
+    EVALUATION_PHOTOS,
+    OCR_CALIBRATION_PHOTOS,
+    OCR_EVALUATION_PHOTOS,
+    check_disjoint,
+    photo_crops,
+)
 from benchmarks.ptq_onnx_tools import (
     ORT_METHODS,
     nncf_quantize,
@@ -51,20 +61,40 @@ from synapc.testing.models import model_path
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
 HALF = (0.5, 0.5, 0.5)
+#: How `scored` compares argmaxes with the float model's: per image over its whole
+#: output (a classifier), per position over the last axis (a sequence of per-timestep
+#: character probabilities), or not at all.
+AGREEMENTS = ("classifier", "sequence", None)
+#: Text-line crops: strips 10-18 % of the photo's shorter side high (one or two lines of
+#: the scanned page).
+TEXT_LINE_SCALE = (0.10, 0.18)
 
 
 @dataclass(frozen=True)
 class BenchModel:
-    """A packaged float model: the input shape it is run at, its layout and the
-    normalisation its authors use (``(pixel / 255 - mean) / std``)."""
+    """A packaged float model: the input shape it is run at, its layout, the
+    normalisation its authors use (``(pixel / 255 - mean) / std``), how its top-1
+    agreement is scored (`AGREEMENTS`), the photos it is calibrated and evaluated on
+    (disjoint sets), whether its crops are turned by multiples of 90 degrees (not for
+    text lines) and the size of its crops (`photo_crops`'s `scale`)."""
 
     name: str
     shape: tuple[int, int, int, int]
     nchw: bool
     mean: tuple[float, float, float]
     std: tuple[float, float, float]
-    classifier: bool = False
+    agreement: str | None = None
     onnx: bool = True
+    calibration_photos: tuple[str, ...] = CALIBRATION_PHOTOS
+    evaluation_photos: tuple[str, ...] = EVALUATION_PHOTOS
+    rotate: bool = True
+    crop_scale: tuple[float, float] = DEFAULT_SCALE
+
+    def __post_init__(self) -> None:
+        """Refuse overlapping photo sets and unknown agreement kinds."""
+        check_disjoint(self.calibration_photos, self.evaluation_photos)
+        if self.agreement not in AGREEMENTS:
+            raise ValueError(f"agreement {self.agreement!r} not one of {AGREEMENTS}")
 
     @property
     def size(self) -> tuple[int, int]:
@@ -87,9 +117,29 @@ MODELS: dict[str, BenchModel] = {
             True,
             IMAGENET_MEAN,
             IMAGENET_STD,
-            classifier=True,
+            agreement="classifier",
         ),
-        BenchModel("ppocr_v4_det", (1, 3, 128, 160), True, HALF, HALF),
+        BenchModel(
+            "ppocr_v4_det",
+            (1, 3, 128, 160),
+            True,
+            HALF,
+            HALF,
+            calibration_photos=OCR_CALIBRATION_PHOTOS,
+            evaluation_photos=OCR_EVALUATION_PHOTOS,
+        ),
+        BenchModel(
+            "ppocr_v4_rec",
+            (1, 3, 48, 320),
+            True,
+            HALF,
+            HALF,
+            agreement="sequence",
+            calibration_photos=OCR_CALIBRATION_PHOTOS,
+            evaluation_photos=OCR_EVALUATION_PHOTOS,
+            rotate=False,
+            crop_scale=TEXT_LINE_SCALE,
+        ),
         BenchModel(
             "face_detection_short_range", (1, 128, 128, 3), False, HALF, HALF, onnx=False
         ),
@@ -147,18 +197,30 @@ def sqnr_db(reference: np.ndarray, actual: np.ndarray) -> float:
     return math.inf if noise == 0 else 10 * math.log10(max(signal, 1e-300) / noise)
 
 
+def top1_agreement(reference: np.ndarray, actual: np.ndarray, kind: str) -> float:
+    """The fraction of argmaxes of `actual` equal to those of `reference` (both
+    ``(N, ...)``, one image per row): a ``"classifier"`` takes one argmax per image over
+    its whole output, a ``"sequence"`` one per position over the last axis (per-timestep
+    characters of a text-line recognizer, ``(N, T, classes)``)."""
+    actual = actual.reshape(reference.shape)
+    if kind == "classifier":
+        n = reference.shape[0]
+        return float(
+            np.mean(reference.reshape(n, -1).argmax(-1) == actual.reshape(n, -1).argmax(-1))
+        )
+    if kind == "sequence":
+        return float(np.mean(reference.argmax(-1) == actual.argmax(-1)))
+    raise ValueError(f"unknown agreement kind {kind!r}")
+
+
 def scored(
     row: Row, bench: BenchModel, reference: Sequence[np.ndarray], outs: Sequence[np.ndarray]
 ) -> Row:
-    """`row` with the SQNR of every output and, for a classifier, the top-1 agreement."""
+    """`row` with the SQNR of every output and, for a classifier or a sequence model,
+    the top-1 agreement of its first output (`top1_agreement`)."""
     row.sqnr = [sqnr_db(r, o) for r, o in zip(reference, outs, strict=True)]
-    if bench.classifier:
-        row.top1 = float(
-            np.mean(
-                reference[0].argmax(axis=-1)
-                == outs[0].reshape(reference[0].shape).argmax(-1)
-            )
-        )
+    if bench.agreement is not None:
+        row.top1 = top1_agreement(reference[0], outs[0], bench.agreement)
     return row
 
 
@@ -230,12 +292,14 @@ def synapc_row(
 
 @dataclass(frozen=True)
 class Plan:
-    """What to run: photos per set and crops per photo, synapc configurations,
-    onnxruntime methods and per-channel settings, NNCF or not."""
+    """What to run: how many of each model's calibration / evaluation photos (None:
+    all) and how many crops in all from each set, synapc configurations, onnxruntime
+    methods and per-channel settings, NNCF or not."""
 
-    calibration_photos: tuple[str, ...]
-    evaluation_photos: tuple[str, ...]
-    crops_per_photo: int
+    calibration_photos: int | None
+    evaluation_photos: int | None
+    calibration_images: int
+    evaluation_images: int
     synapc: tuple[tuple[str, str, str, str], ...]
     ort: tuple[tuple[str, bool], ...]
     nncf: bool
@@ -245,12 +309,13 @@ class Plan:
 def full_plan(
     schemes: Sequence[str] = tuple(SCHEMES), algorithms: Sequence[str] = ALGORITHMS
 ) -> Plan:
-    """Issue 19's benchmark: 32 calibration and 64 evaluation crops, every
-    configuration (or synapc's `schemes` x `algorithms`)."""
+    """Issue 19's benchmark: 32 calibration and 64 evaluation crops of all of each
+    model's photos, every configuration (or synapc's `schemes` x `algorithms`)."""
     return Plan(
-        CALIBRATION_PHOTOS,
-        EVALUATION_PHOTOS,
-        8,
+        None,
+        None,
+        32,
+        64,
         tuple(
             (*SCHEMES[key][:2], a, SCHEMES[key][2]) for key in schemes for a in algorithms
         ),
@@ -261,11 +326,13 @@ def full_plan(
 
 
 def quick_plan() -> Plan:
-    """A smoke run: 8 calibration and 16 evaluation crops, a few configurations."""
+    """A smoke run: 8 calibration and 16 evaluation crops (of each model's first two
+    calibration and first four evaluation photos), a few configurations."""
     return Plan(
-        CALIBRATION_PHOTOS[:2],
-        EVALUATION_PHOTOS[:4],
+        2,
         4,
+        8,
+        16,
         (
             ("int8", "default", "standard", SCHEMES["int8"][2]),
             ("int8", "perchannel_symmetric_affine", "mse", SCHEMES["int8-pc"][2]),
@@ -345,13 +412,19 @@ def run_model(
     """Every row of `plan` for `bench`, each passed to `emit` as soon as it is done."""
     from synapc.testing.onnx_quantization import fixed_shape_model
 
-    per = plan.crops_per_photo
-    calibration = bench.inputs(
-        photo_crops(photos, plan.calibration_photos, per, bench.size, seed=1)
-    )
-    evaluation = bench.inputs(
-        photo_crops(photos, plan.evaluation_photos, per, bench.size, seed=2)
-    )
+    def crops(names: tuple[str, ...], count: int, seed: int) -> np.ndarray:
+        """`count` seeded crops of the photos `names` as `bench`'s float inputs."""
+        return bench.inputs(
+            photo_crops(
+                photos, names, count, bench.size, seed, bench.rotate, bench.crop_scale
+            )
+        )
+
+    calibration_names = bench.calibration_photos[: plan.calibration_photos]
+    evaluation_names = bench.evaluation_photos[: plan.evaluation_photos]
+    check_disjoint(calibration_names, evaluation_names)
+    calibration = crops(calibration_names, plan.calibration_images, seed=1)
+    evaluation = crops(evaluation_names, plan.evaluation_images, seed=2)
     cal_dir = folder / "calibration"
     cal_dir.mkdir()
     for i, x in enumerate(calibration):

@@ -231,3 +231,23 @@ def test_bias_correction_of_a_layer_reading_the_model_input() -> None:
     assert any(op.name == "synap.conv2d" for op in readers)  # the case under test
     quantized = synapc.quantize(model, "random", data_type="int8")
     assert quantized.outputs[0].shape == model.outputs[0].shape
+
+
+def test_bias_correction_takes_input_means_from_calibration(net: Model) -> None:
+    """The layers' input means come from the calibration statistics (no second run of
+    the float model), and equal what running it measures (which divided every layer's
+    sums by the first layer's row count until this test: the fc layer's means were 256
+    times too small)."""
+    from synapc.quantization.annotate import annotate, layer_types
+    from synapc.quantization.bias_correction import channel_errors
+    from synapc.quantization.statistics import collect_statistics
+
+    data = _data(net, 8, 0)
+    stats = collect_statistics(net, data.batches, histograms=False)
+    annotated = annotate(net, stats, layer_types(net.main, "int8", "data_type"))
+    quantized = run_pipeline(annotated, "quantize{data_type=int8},optimize")
+    measured = channel_errors(annotated, quantized, data)
+    from_stats = channel_errors(annotated, quantized, data, stats)
+    assert measured.keys() == from_stats.keys() and len(measured) >= 4
+    for p, error in measured.items():
+        np.testing.assert_allclose(from_stats[p], error, rtol=1e-4, atol=1e-7)

@@ -13,12 +13,13 @@ the ``quantize`` pass then quantizes as usual (so ``synapc-opt`` replays it).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
+from synapc.backends.jax.observe import observed_values
 from synapc.dialects.synap.base import element_of, is_float, shape_of
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dialects.synap.conv import Conv2DOp, DepthwiseConv2DOp, FullyConnectedOp
@@ -27,6 +28,7 @@ from synapc.model import Model
 from synapc.passes.common import constant_array, new_constant
 from synapc.quantization.compare import layers_by_key, real_values, values_of
 from synapc.quantization.dataset import Dataset
+from synapc.quantization.statistics import TensorStatistics
 
 __all__ = ["channel_errors", "correct_biases", "output_shift", "with_bias_shift"]
 
@@ -53,19 +55,30 @@ def _corrected_layers(annotated: Model, quantized: Model) -> list[tuple[str, int
 
 
 def _input_means(
-    annotated: Model, dataset: Dataset, positions: list[int]
+    annotated: Model,
+    dataset: Dataset,
+    positions: list[int],
+    stats: Mapping[str, TensorStatistics] | None,
 ) -> list[np.ndarray]:
     """Mean per channel (last axis) of the input of the layer at each position of
-    `annotated`, over `dataset` (float model)."""
+    `annotated`, over `dataset` (float model): from the calibration `stats` where they
+    hold it (no second run of the model), else measured."""
     ops = list(annotated.main.body.block.ops)
     values = [ops[p].operands[0] for p in positions]
+    keys = {v: k for k, v in observed_values(annotated.main).items()}
+    if stats is not None and all(
+        v in keys and keys[v] in stats and stats[keys[v]].channel_sum is not None
+        for v in values
+    ):
+        return [stats[keys[v]].channel_mean for v in values]
     sums = [np.zeros(shape_of(v)[-1]) for v in values]
-    count = 0
+    counts = np.zeros(len(values))
     for floats in values_of(annotated, dataset, values):
         for k, x in enumerate(floats):
-            sums[k] += np.sum(x.reshape(-1, x.shape[-1]), axis=0)
-        count += int(np.prod(floats[0].shape[:-1])) if floats else 0
-    return [total / max(count, 1) for total in sums]
+            rows = x.reshape(-1, x.shape[-1])
+            sums[k] += np.sum(rows, axis=0)
+            counts[k] += rows.shape[0]
+    return [total / max(count, 1) for total, count in zip(sums, counts, strict=True)]
 
 
 def output_shift(layer: Operation, dw: np.ndarray, mean: np.ndarray) -> np.ndarray:
@@ -85,7 +98,10 @@ def output_shift(layer: Operation, dw: np.ndarray, mean: np.ndarray) -> np.ndarr
 
 
 def channel_errors(
-    annotated: Model, quantized: Model, dataset: Dataset
+    annotated: Model,
+    quantized: Model,
+    dataset: Dataset,
+    stats: Mapping[str, TensorStatistics] | None = None,
 ) -> dict[int, np.ndarray]:
     """Position in `annotated` -> mean error per output channel that weight
     quantization adds to each corrected layer's output before its activation:
@@ -95,7 +111,7 @@ def channel_errors(
         return {}
     ops = list(annotated.main.body.block.ops)
     quant_ops = layers_by_key(quantized)
-    means = _input_means(annotated, dataset, [p for _, p in layers])
+    means = _input_means(annotated, dataset, [p for _, p in layers], stats)
     errors: dict[int, np.ndarray] = {}
     for (key, p), mean in zip(layers, means, strict=True):
         qop = quant_ops[key][0]
@@ -154,13 +170,19 @@ def correct_biases(
     quantize: Callable[[Model], Model],
     dataset: Dataset,
     rounds: int = 1,
+    stats: Mapping[str, TensorStatistics] | None = None,
 ) -> Model:
     """`annotated` with the biases of its weighted layers corrected for the mean output
     error the quantization by `quantize` leaves on `dataset` (`rounds` times: each
-    round measures the model the previous one corrected)."""
+    round measures the model the previous one corrected). The layers' input means come
+    from the calibration `stats` of `annotated` when given (a correction changes no
+    layer input of the float model)."""
     model = annotated
-    for _ in range(rounds):
-        errors = channel_errors(model, quantize(model), dataset)
+    for round_ in range(rounds):
+        # later rounds measure a model with more ops: the stats' keys no longer match
+        errors = channel_errors(
+            model, quantize(model), dataset, stats if round_ == 0 else None
+        )
         if not errors:
             break
         model = with_bias_shift(model, errors)

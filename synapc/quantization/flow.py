@@ -212,7 +212,7 @@ def calibrate_and_quantize(
         # of it, not instead of it
         annotated = annotated_with(chosen)
         if settings.bias_correction:
-            annotated = correct_biases(annotated, rewrite, dataset)
+            annotated = correct_biases(annotated, rewrite, dataset, stats=stats)
         return annotated
 
     mixed = settings.mixed_precision

@@ -60,6 +60,16 @@ class TensorStatistics:
     histogram: np.ndarray | None = None
     hist_start: float = 0.0
     hist_width: float = 1.0
+    #: per last axis: the sum of the finite values (float64 over batches)
+    channel_sum: np.ndarray | None = None
+
+    @property
+    def channel_mean(self) -> np.ndarray:
+        """The mean of each channel (last axis) over everything observed (what bias
+        correction needs of a layer's input)."""
+        assert self.channel_sum is not None
+        per_channel = max(self.count // max(self.channel_sum.size, 1), 1)
+        return self.channel_sum / per_channel
 
     @property
     def hist(self) -> Histogram:
@@ -87,6 +97,9 @@ def _merge_one(a: TensorStatistics, b: TensorStatistics) -> TensorStatistics:
         batch_min=np.concatenate([a.batch_min, b.batch_min]),
         batch_max=np.concatenate([a.batch_max, b.batch_max]),
         histogram=None if a.histogram is None else a.histogram + b.histogram,
+        channel_sum=None
+        if a.channel_sum is None or b.channel_sum is None
+        else a.channel_sum + b.channel_sum,
     )
 
 
@@ -108,7 +121,12 @@ def _reduce(x: jax.Array, valid: jax.Array, start: jax.Array, width: jax.Array, 
     keep_c = jnp.broadcast_to(keep, x.shape).reshape(channels.shape)
     low = jnp.where(keep_c, channels, jnp.inf).min(0)
     high = jnp.where(keep_c, channels, -jnp.inf).max(0)
-    out = {"count": keep_c.sum(dtype=jnp.int32), "channel_min": low, "channel_max": high}
+    out = {
+        "count": keep_c.sum(dtype=jnp.int32),
+        "channel_min": low,
+        "channel_max": high,
+        "channel_sum": jnp.where(keep_c, channels, 0.0).sum(0),
+    }
     if bins:
         index = jnp.clip(jnp.floor((channels - start) / width), 0, bins - 1).astype(
             jnp.int32
@@ -122,13 +140,15 @@ def _reduce(x: jax.Array, valid: jax.Array, start: jax.Array, width: jax.Array, 
 @dataclass
 class Observer:
     """The calibration program of a float model (see the module docstring): `ranges`
-    and `statistics` each run one jitted call per batch; `traces` counts how often JAX
-    traced them (once each; batches are padded to the largest size seen, so only a
-    larger batch traces again)."""
+    and `statistics` run one jitted call per batch, of one program (with histograms
+    when `histograms`: the range pass then ignores them, so the model is compiled once,
+    not once per pass); `traces` counts how often JAX traced it (once; batches are
+    padded to the largest size seen, so only a larger batch traces again)."""
 
     model: Model
     bins: int = DEFAULT_BINS
     devices: Sequence[jax.Device] | None = None
+    histograms: bool = True
     traces: int = 0
     keys: list[str] = field(init=False)
     labels: dict[str, str] = field(init=False)
@@ -149,8 +169,7 @@ class Observer:
         self._split = NamedSharding(self._mesh, PartitionSpec("batch"))
         self._replicated = NamedSharding(self._mesh, PartitionSpec())
         self._params = jax.device_put(self._params, self._replicated)
-        self._ranges = jax.jit(self._program(0))
-        self._statistics = jax.jit(self._program(self.bins))
+        self._program_jit = jax.jit(self._program(self.bins if self.histograms else 0))
         # batches are padded to the largest seen: a short one does not retrace
         self._size = 0
 
@@ -228,13 +247,14 @@ class Observer:
                 histogram,
                 start,
                 width,
+                np.asarray(result["channel_sum"], np.float64),
             )
         return stats
 
     def ranges(self, batch: Batch) -> dict[str, TensorStatistics]:
         """First pass: min / max statistics (no histograms) of one batch."""
         zeros = np.zeros(len(self.keys), np.float32)
-        return self._collect(self._call(self._ranges, batch, zeros, zeros + 1), None)
+        return self._collect(self._call(self._program_jit, batch, zeros, zeros + 1), None)
 
     def histogram_bins(
         self, stats: Mapping[str, TensorStatistics]
@@ -255,9 +275,11 @@ class Observer:
     ) -> dict[str, TensorStatistics]:
         """Second pass: full statistics of one batch, histograms over `bins` (from
         `histogram_bins`; values outside fall into the end bins)."""
+        if not self.histograms:
+            raise SynapcError("calibration: this observer was made without histograms")
         starts = np.array([bins[key][0] for key in self.keys], np.float32)
         widths = np.array([bins[key][1] for key in self.keys], np.float32)
-        return self._collect(self._call(self._statistics, batch, starts, widths), bins)
+        return self._collect(self._call(self._program_jit, batch, starts, widths), bins)
 
 
 def _merged(batches: Iterable[dict[str, TensorStatistics]]) -> dict[str, TensorStatistics]:
@@ -282,7 +304,7 @@ def collect_statistics(
     `synapc.backends.jax.observe.observed_values` keys them: a sequence of batches, or a
     function returning a fresh iterable of them (the dataset is read twice when
     `histograms` are wanted: ranges first, then histograms)."""
-    observer = Observer(model, bins, devices)
+    observer = Observer(model, bins, devices, histograms)
 
     def dataset() -> Iterable[Batch]:
         return batches() if callable(batches) else batches
