@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from synapc.quantization.flow import Progress
 
 __all__ = [
+    "FloatReference",
     "last_by_layer",
     "layer_key",
     "layer_sqnr",
@@ -182,30 +183,57 @@ def sqnr_db(signal: float, noise: float) -> float:
     return math.inf if noise == 0 else 10 * math.log10(max(signal, 1e-300) / noise)
 
 
+class FloatReference:
+    """What the float model computes that quantized variants of it are measured against:
+    its outputs and the outputs of chosen layers, compiled once (a search over many
+    quantized variants then compiles only each variant)."""
+
+    def __init__(self, model: Model, layers: Sequence[str] = ()) -> None:
+        ops = layers_by_key(model)
+        self.names = [n for n in layers if n in ops]
+        self.outputs = len(_returned(model))
+        values = [*_returned(model), *(ops[n][0].results[0] for n in self.names)]
+        self._run = runner(model, values)
+
+    def __call__(self, batch: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The values of one batch, as float64."""
+        return [a.astype(np.float64) for a in self._run(batch)]
+
+
 def output_sqnr(
     annotated: Model,
     quantized: Model,
     dataset: Dataset,
     layers: Sequence[str] = (),
+    reference: FloatReference | None = None,
 ) -> tuple[float, dict[str, float]]:
     """The SQNR (dB) of the quantized model's outputs against the float model's over
     `dataset` (the lowest over the outputs), and that of each of `layers` (layer keys
-    present in both), from one run of each model."""
-    float_ops, quant_ops = layers_by_key(annotated), layers_by_key(quantized)
-    names = [n for n in layers if n in float_ops and n in quant_ops]
-    float_values = [*_returned(annotated), *(float_ops[n][0].results[0] for n in names)]
+    present in both), from one run of each model; `reference` (of the float model,
+    covering `layers`) saves compiling the float side again."""
+    if reference is None:
+        reference = FloatReference(annotated, layers)
+    quant_ops = layers_by_key(quantized)
+    wanted = set(layers)
+    names = [n for n in reference.names if n in wanted and n in quant_ops]
+    picked = [*range(reference.outputs)] + [
+        reference.outputs + reference.names.index(n) for n in names
+    ]
     quant_values = [*_returned(quantized), *(quant_ops[n][0].results[0] for n in names)]
-    signal = np.zeros(len(float_values))
-    noise = np.zeros(len(float_values))
-    for floats, quants in paired_values(
-        annotated, quantized, dataset, float_values, quant_values
-    ):
-        for k, (x, xq) in enumerate(zip(floats, quants, strict=True)):
+    quant_run = runner(quantized, quant_values)
+    signal = np.zeros(len(picked))
+    noise = np.zeros(len(picked))
+    for batch in dataset.batches():
+        floats = reference(batch)
+        quants = quant_run(quantized_inputs(quantized, batch))
+        pairs = zip(picked, quants, quant_values, strict=True)
+        for k, (i, array, value) in enumerate(pairs):
+            x, xq = floats[i], real_values(array, value.type)
             if x.shape != xq.shape:
                 continue
             signal[k] += np.sum(x * x)
             noise[k] += np.sum((x - xq) ** 2)
-    outputs = len(float_values) - len(names)
+    outputs = reference.outputs
     total = min(sqnr_db(signal[k], noise[k]) for k in range(outputs))
     per_layer = {
         n: sqnr_db(signal[outputs + k], noise[outputs + k]) for k, n in enumerate(names)

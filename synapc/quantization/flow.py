@@ -220,7 +220,9 @@ def calibrate_and_quantize(
         annotated = prepared(types)
         return Quantized(annotated, rewrite(annotated))
     named = named_layers(optimized.main, settings.data_type, field)
-    choice = choose_precision(types, named, mixed, prepared, rewrite, dataset)
+    choice = choose_precision(
+        types, named, mixed, prepared, rewrite, dataset, reference=optimized
+    )
     assert choice.annotated is not None and choice.quantized is not None
     return Quantized(choice.annotated, choice.quantized, choice.raised)
 

@@ -8,8 +8,9 @@ types, runs it and the float model on the calibration data and takes every layer
 (`synapc.quantization.compare.output_sqnr`). A layer's own contribution is the relative
 noise power of its output minus the largest of the layers it reads
 (``10^(-SQNR/10)``: what the layer adds rather than inherits); the candidate with the
-largest contribution is raised next and kept only if the output SQNR improves (an
-int16 layer is not always better: its output range and weight scheme differ), and the
+largest contributions are raised next (a group: half the remaining budget) and kept
+only if the output SQNR improves (an int16 layer is not always better: its output
+range and weight scheme differ; a group that does not help is halved), and the
 sensitivities are measured again on the new mix. Layers an explicit per-layer map names
 keep the map's type.
 """
@@ -25,7 +26,7 @@ from xdsl.ir import Operation
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.model import Model
 from synapc.quantization.annotate import LayerTypes
-from synapc.quantization.compare import layer_key, output_sqnr
+from synapc.quantization.compare import FloatReference, layer_key, output_sqnr
 from synapc.quantization.dataset import Dataset
 
 __all__ = ["MixedPrecision", "MixedPrecisionResult", "choose_precision", "own_noise"]
@@ -92,55 +93,70 @@ def choose_precision(
     annotate: Callable[[LayerTypes], Model],
     quantize: Callable[[Model], Model],
     dataset: Dataset,
+    reference: Model | None = None,
 ) -> MixedPrecisionResult:
-    """Raise layers of `types` (those not in `named`) to ``spec.data_type`` one at a
-    time, the one adding the most noise first, until the output SQNR reaches
-    ``spec.target_sqnr_db`` or ``floor(spec.max_fraction * layers)`` are raised. A
-    raise that does not improve the output SQNR is undone (the layer is not tried
-    again); at most ``2 * limit + 1`` mixes are measured.
-    `annotate` gives the annotated model of a type choice, `quantize` its quantized
-    form."""
+    """Raise layers of `types` (those not in `named`) to ``spec.data_type``, those
+    adding the most noise first, until the output SQNR against the float `reference`
+    (the model `types` indexes; default: the annotated model of `types`) reaches
+    ``spec.target_sqnr_db`` or ``floor(spec.max_fraction * layers)`` are raised.
+
+    Layers are raised in groups: half of the remaining budget at a time, the group
+    kept only if the output SQNR improves; a group that does not help is halved (its
+    noisiest half tried alone) down to a single layer, which is then not tried again.
+    Each measurement compiles the quantized mix only (the float side is compiled once),
+    and at most ``2 * ceil(log2(limit + 1)) + 4`` mixes are measured. `annotate` gives
+    the annotated model of a type choice, `quantize` its quantized form."""
     current = LayerTypes(dict(types.ops), dict(types.args))
     limit = math.floor(spec.max_fraction * len(current.ops) + 1e-9)
     result = MixedPrecisionResult(current)
     wider = _RANK[spec.data_type]
     tried: set[int] = set(named)
     best = -math.inf
-    trial: int | None = None  # the position raised on trial, if any
+    trial: list[int] = []  # the positions raised on trial
     per_layer: dict[str, float] = {}
-    ops: list[Operation] = []
+    first = annotate(current)
+    float_model = reference or first
+    # positions of `types` are the float model's (bias correction may move constants)
+    ops: list[Operation] = list(float_model.main.body.block.ops)
+    keys = [k for op in ops if (k := layer_key(op)) is not None]
+    float_side = FloatReference(float_model, keys)
+    budget = 2 * math.ceil(math.log2(limit + 1)) + 4
+    group = max(1, math.ceil(limit / 2))
     while True:
-        annotated = annotate(current)
+        annotated = first if not result.history else annotate(current)
         quantized = quantize(annotated)
-        ops = list(annotated.main.body.block.ops)
-        keys = [k for op in ops if (k := layer_key(op)) is not None]
-        total, measured = output_sqnr(annotated, quantized, dataset, keys)
+        total, measured = output_sqnr(
+            float_model, quantized, dataset, keys, reference=float_side
+        )
         result.history.append(total)
-        if trial is not None and total <= best:
-            current.ops[trial] = types.ops[trial]  # it did not help: back, try another
+        if trial and total <= best:
+            for p in trial:  # it did not help: back
+                current.ops[p] = types.ops[p]
+            if len(trial) == 1:
+                tried.add(trial[0])
+            group = max(1, len(trial) // 2)
         else:
-            if trial is not None:
-                result.raised.append(layer_key(ops[trial]) or f"op #{trial}")
+            result.raised += [layer_key(ops[p]) or f"op #{p}" for p in trial]
+            tried.update(trial)
             best, per_layer = total, measured
             result.annotated, result.quantized = annotated, quantized
-        trial = None
+            group = max(1, math.ceil((limit - len(result.raised)) / 2))
+        trial = []
         if best >= spec.target_sqnr_db or len(result.raised) >= limit:
             break
-        if len(result.history) > 2 * limit + 1:
-            break  # bounded work: at most two trials per allowed raise
+        if len(result.history) >= budget:
+            break
         candidates = [
             p
             for p, kind in current.ops.items()
             if p not in tried and _RANK.get(kind, wider) < wider
         ]
         added = own_noise(ops, candidates, per_layer)
-        if not added:
+        ranked = [p for p in sorted(added, key=lambda p: -added[p]) if added[p] > 0]
+        if not ranked:
             break
-        chosen = max(added, key=lambda p: added[p])
-        if added[chosen] <= 0:
-            break
-        tried.add(chosen)
-        current.ops[chosen] = spec.data_type
-        trial = chosen
+        trial = ranked[: min(group, limit - len(result.raised))]
+        for p in trial:
+            current.ops[p] = spec.data_type
     result.types = current
     return result
