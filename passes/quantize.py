@@ -44,7 +44,14 @@ int8 dynamic fixed point, int16 symmetric activations with per-channel int8 weig
 (TFLite 16x8). Ranges are nudged to contain 0.
 
 The graph's inputs stay float (a `synap.quantize` at the entry); outputs keep the type
-of the op computing them (`dequantize-outputs` turns quantized ones into float). Ops
+of the op computing them (`dequantize-outputs` turns quantized ones into float), except
+that a returned concatenation of operands whose ranges differ by `UNRELATED_RANGES` or
+more joins them in float (each with its own scale; the YOLOv8 head case).
+
+Under ``perchannel_symmetric_affine``, values that only depthwise layers read (directly
+or through hard_swish) are quantized per channel (`plan_channelwise`): their producer
+(conv, depthwise, hard_swish) writes each channel with its own scale and zero point
+from ``synap.calibrated_channel_range``. Ops
 the integer path does not support (not in `INTEGER_OPS`, or without a range, or a
 layer with non-constant weights) stay float behind `synap.dequantize` /
 `synap.quantize`; with ``mode=full`` they are refused instead (a `SynapcError` naming
@@ -208,6 +215,10 @@ CHANNELWISE_PRODUCERS: tuple[type[Operation], ...] = (
     conv.DepthwiseConv2DOp,
     act.HardSwishOp,
 )
+#: A concatenation the model returns stays float when its operands' calibrated ranges
+#: differ by this factor or more: one scale for unrelated outputs joined in one tensor
+#: (YOLOv8's boxes and class scores) would leave the narrow ones a few steps.
+UNRELATED_RANGES = 16.0
 #: Elementwise ops whose integer kernels take per-channel input and output types.
 CHANNELWISE_ELEMENTWISE: tuple[type[Operation], ...] = (act.HardSwishOp,)
 INTEGER_OPS: tuple[type[Operation], ...] = (
@@ -550,6 +561,9 @@ class _Rewriter:
         if kind in ("float32", "float16"):
             self._run_float(op, f32 if kind == "float32" else f16)
             return
+        if not self.full and self._joins_unrelated_outputs(op):
+            self._run_float(op, f32)
+            return
         new = self._integer(op, Scheme.of(kind, self.scheme))
         if new is None:
             if self.full and any(is_float(element_of(r)) for r in op.results):
@@ -560,6 +574,25 @@ class _Rewriter:
             self._run_float(op, f32)
             return
         self._replace(op, new)
+
+    def _joins_unrelated_outputs(self, op: Operation) -> bool:
+        """Whether `op` concatenates operands of unrelated ranges (`UNRELATED_RANGES`)
+        into a value the model returns: each operand is then dequantized with its own
+        scale and joined in float, as tools that leave the model output float do."""
+        if not isinstance(op, dm.ConcatOp):
+            return False
+        if op.results[0] not in set(return_of(self.func).operands):
+            return False
+        widths = [
+            pair[1] - pair[0]
+            for v in op.operands
+            if (pair := self.ranges.get(v)) is not None
+        ]
+        return (
+            len(widths) >= 2
+            and min(widths) > 0
+            and max(widths) / min(widths) >= UNRELATED_RANGES
+        )
 
     def _run_float(self, op: Operation, element: Attribute) -> None:
         """Keep `op` float (of `element`): its float operands converted to `element`,

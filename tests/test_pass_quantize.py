@@ -545,3 +545,47 @@ def test_real_model_leaves_no_float_layer() -> None:
     ref = synapc.compile(model).run([x])[0]
     out = synapc.compile(quantized.with_module(module)).run([x])[0]
     assert _sqnr(ref, out) > 25
+
+
+#: Two outputs of unrelated ranges joined in one returned tensor (YOLOv8's head: boxes
+#: in pixels next to class scores in [0, 1]), and two related ones.
+JOINED_OUTPUTS = """
+func.func @main(%x: tensor<1x32x32x3xf32>) -> (tensor<1x32x32x6xf32>, tensor<1x32x32x6xf32>) {
+  %sq = synap.mul %x, %x {layer_name = "square"} : (tensor<1x32x32x3xf32>, tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %big = synap.mul %sq, %sq {layer_name = "fourth"} : (tensor<1x32x32x3xf32>, tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %p = synap.sigmoid %x {layer_name = "scores"} : (tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %n = synap.sigmoid %sq {layer_name = "scores2"} : (tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %heads = synap.concat %big, %p {layer_name = "heads", axis = 3 : i64} : (tensor<1x32x32x3xf32>, tensor<1x32x32x3xf32>) -> tensor<1x32x32x6xf32>
+  %pair = synap.concat %p, %n {layer_name = "pair", axis = 3 : i64} : (tensor<1x32x32x3xf32>, tensor<1x32x32x3xf32>) -> tensor<1x32x32x6xf32>
+  func.return %heads, %pair : tensor<1x32x32x6xf32>, tensor<1x32x32x6xf32>
+}
+"""
+
+
+def test_returned_concat_of_unrelated_ranges_keeps_each_scale() -> None:
+    """A returned concatenation of operands whose ranges differ 16-fold or more joins
+    them in float, each dequantized with its own scale, so the narrow one keeps its
+    precision; related ranges are concatenated quantized; mode=full quantizes both."""
+    store = synapc.WeightStore()
+    model = optimize(
+        synapc.Model.from_module(synapc.parse_module(JOINED_OUTPUTS, store), store)
+    )
+    quantized = _quantized(_annotated(model), data_type="int8", scheme="asymmetric_affine")
+    types = {
+        op.attributes["layer_name"].data: element_of(op.results[0])  # type: ignore[union-attr]
+        for op in quantized.main.body.block.ops
+        if op.name == "synap.concat"
+    }
+    assert str(types["heads"]) == "f32"
+    assert isinstance(types["pair"], UniformQuantizedType)
+    x = _batches(1, seed=4)[0][0][0]
+    ref = synapc.compile(model).run([x])[0]
+    out = synapc.compile(quantized).run([x])[0]
+    # the scores half keeps sigmoid's 1/256 steps (plus the input's error), not the
+    # fourth power's steps of about 1, which mode=full's one shared scale gives it
+    assert np.max(np.abs(out[..., 3:] - ref[..., 3:])) < 0.02
+    full = _quantized(_annotated(model), data_type="int8", mode="full")
+    concat = next(op for op in full.main.body.block.ops if op.name == "synap.concat")
+    assert isinstance(element_of(concat.results[0]), UniformQuantizedType)
+    shared = synapc.compile(full).run([x])[0]
+    assert np.max(np.abs(shared[..., 3:] - ref[..., 3:])) > 0.1
