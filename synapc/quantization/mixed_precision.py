@@ -1,19 +1,17 @@
 """Automatic mixed precision (the ``quantization.mixed_precision`` extension of
 METAFILE.md): raise the layers whose quantization hurts the output most to a wider type,
-one at a time, until the output SQNR against the float model reaches a target or a
-fraction of the layers are raised.
+until the output SQNR against the float model reaches a target or a fraction of the
+layers are raised.
 
-Sensitivity is measured, not guessed: each step quantizes the model with the current
-types, runs it and the float model on the calibration data and takes every layer's SQNR
+Sensitivity is measured, not guessed: the model is quantized with the given types, run
+next to the float model on the calibration data, and every layer's SQNR taken
 (`synapc.quantization.compare.output_sqnr`). A layer's own contribution is the relative
 noise power of its output minus the largest of the layers it reads
-(``10^(-SQNR/10)``: what the layer adds rather than inherits); the candidate with the
-largest contributions are raised next (a group: half the remaining budget) and kept
-only if the output SQNR improves (an int16 layer is not always better: its output
-range and weight scheme differ; a group that does not help is halved), and the
-sensitivities are measured again on the new mix. Layers an explicit per-layer map names
-keep the map's type.
-"""
+(``10^(-SQNR/10)``: what the layer adds rather than inherits); layers are raised in the
+order of their contributions, in groups (half the remaining budget at a time), each
+group kept only if the output SQNR improves (an int16 layer is not always better: its
+output range and weight scheme differ; a group that does not help is halved). Layers an
+explicit per-layer map names keep the map's type."""
 
 from __future__ import annotations
 
@@ -100,63 +98,63 @@ def choose_precision(
     (the model `types` indexes; default: the annotated model of `types`) reaches
     ``spec.target_sqnr_db`` or ``floor(spec.max_fraction * layers)`` are raised.
 
-    Layers are raised in groups: half of the remaining budget at a time, the group
-    kept only if the output SQNR improves; a group that does not help is halved (its
-    noisiest half tried alone) down to a single layer, which is then not tried again.
-    Each measurement compiles the quantized mix only (the float side is compiled once),
-    and at most ``2 * ceil(log2(limit + 1)) + 4`` mixes are measured. `annotate` gives
-    the annotated model of a type choice, `quantize` its quantized form."""
+    Layers are ranked once, by the noise each adds in the mix of `types` (one run
+    measuring every layer), and raised in that order in groups: half of the remaining
+    budget at a time, a group kept only if the output SQNR improves; a group that does
+    not help is halved (its noisiest half tried alone) down to a single layer, which is
+    then skipped. Trials measure the outputs only, and the float side is compiled once:
+    each mix compiles just its quantized model, and at most
+    ``2 * ceil(log2(limit + 1)) + 4`` mixes are measured. `annotate` gives the annotated
+    model of a type choice, `quantize` its quantized form."""
     current = LayerTypes(dict(types.ops), dict(types.args))
     limit = math.floor(spec.max_fraction * len(current.ops) + 1e-9)
     result = MixedPrecisionResult(current)
     wider = _RANK[spec.data_type]
-    tried: set[int] = set(named)
-    best = -math.inf
-    trial: list[int] = []  # the positions raised on trial
-    per_layer: dict[str, float] = {}
     first = annotate(current)
     float_model = reference or first
     # positions of `types` are the float model's (bias correction may move constants)
     ops: list[Operation] = list(float_model.main.body.block.ops)
     keys = [k for op in ops if (k := layer_key(op)) is not None]
     float_side = FloatReference(float_model, keys)
+    quantized = quantize(first)
+    best, per_layer = output_sqnr(
+        float_model, quantized, dataset, keys, reference=float_side
+    )
+    result.history.append(best)
+    result.annotated, result.quantized = first, quantized
+    candidates = [
+        p
+        for p, kind in current.ops.items()
+        if p not in named and _RANK.get(kind, wider) < wider
+    ]
+    added = own_noise(ops, candidates, per_layer)
+    queue = [p for p in sorted(added, key=lambda p: -added[p]) if added[p] > 0]
     budget = 2 * math.ceil(math.log2(limit + 1)) + 4
-    group = max(1, math.ceil(limit / 2))
-    while True:
-        annotated = first if not result.history else annotate(current)
-        quantized = quantize(annotated)
-        total, measured = output_sqnr(
-            float_model, quantized, dataset, keys, reference=float_side
-        )
-        result.history.append(total)
-        if trial and total <= best:
-            for p in trial:  # it did not help: back
-                current.ops[p] = types.ops[p]
-            if len(trial) == 1:
-                tried.add(trial[0])
-            group = max(1, len(trial) // 2)
-        else:
-            result.raised += [layer_key(ops[p]) or f"op #{p}" for p in trial]
-            tried.update(trial)
-            best, per_layer = total, measured
-            result.annotated, result.quantized = annotated, quantized
-            group = max(1, math.ceil((limit - len(result.raised)) / 2))
-        trial = []
-        if best >= spec.target_sqnr_db or len(result.raised) >= limit:
-            break
-        if len(result.history) >= budget:
-            break
-        candidates = [
-            p
-            for p, kind in current.ops.items()
-            if p not in tried and _RANK.get(kind, wider) < wider
-        ]
-        added = own_noise(ops, candidates, per_layer)
-        ranked = [p for p in sorted(added, key=lambda p: -added[p]) if added[p] > 0]
-        if not ranked:
-            break
-        trial = ranked[: min(group, limit - len(result.raised))]
+    group = math.ceil(limit / 2)
+    while (
+        queue
+        and best < spec.target_sqnr_db
+        and len(result.raised) < limit
+        and len(result.history) < budget
+    ):
+        trial = queue[: max(1, min(group, limit - len(result.raised)))]
         for p in trial:
             current.ops[p] = spec.data_type
+        annotated = annotate(current)
+        quantized = quantize(annotated)
+        total, _ = output_sqnr(float_model, quantized, dataset, (), reference=float_side)
+        result.history.append(total)
+        if total > best:
+            result.raised += [layer_key(ops[p]) or f"op #{p}" for p in trial]
+            best = total
+            result.annotated, result.quantized = annotated, quantized
+            del queue[: len(trial)]
+            group = math.ceil((limit - len(result.raised)) / 2)
+            continue
+        for p in trial:  # it did not help: back
+            current.ops[p] = types.ops[p]
+        if len(trial) == 1:
+            del queue[0]
+        group = max(1, len(trial) // 2)
     result.types = current
     return result
