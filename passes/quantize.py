@@ -750,6 +750,9 @@ class QuantizePass(ModulePass):
     scheme: str = "default"
     #: standard (unsupported ops stay float) | full (refuse them)
     mode: str = "standard"
+    #: perchannel_symmetric_affine: quantize the values only depthwise layers read per
+    #: channel (`_Rewriter.plan_channelwise`); false keeps every activation per tensor
+    channel_activations: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for option, value, allowed in (
@@ -766,7 +769,8 @@ class QuantizePass(ModulePass):
             func, weights_of(ctx), self.data_type, self.scheme, self.mode == "full"
         )
         arg_types = rewriter.read_annotations()
-        rewriter.plan_channelwise()
+        if self.channel_activations:
+            rewriter.plan_channelwise()
         self._quantize_arguments(rewriter, arg_types)
         for inner in list(func.body.block.ops):
             rewriter.rewrite(inner)

@@ -106,7 +106,7 @@ def _annotated(
     return model
 
 
-def _quantized(model: synapc.Model, **options: str) -> synapc.Model:
+def _quantized(model: synapc.Model, **options: str | bool) -> synapc.Model:
     """The annotated `model` through `quantize` (and float outputs)."""
     module = model.module.clone()
     ctx = make_context(model.weights)
@@ -294,6 +294,17 @@ def test_per_channel_needs_every_reader_to_keep_channels_apart() -> None:
         if isinstance(q, UniformQuantizedType)
     )
     model = _annotated(_model(TINY_CNN), channels=True)
+    quantized = _quantized(
+        model,
+        data_type="int8",
+        scheme="perchannel_symmetric_affine",
+        channel_activations=False,  # type: ignore[arg-type]
+    )
+    assert not any(
+        q.is_per_axis
+        for q in _layer_types(quantized).values()
+        if isinstance(q, UniformQuantizedType)
+    )
     quantized = _quantized(model, data_type="int8", scheme="asymmetric_affine")
     assert not any(
         q.is_per_axis

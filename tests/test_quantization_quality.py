@@ -191,6 +191,13 @@ def test_metafile_mixed_precision_and_quality_options() -> None:
     )
     q = meta.quantization
     assert q is not None and q.options == {"equalize": False}
+    off = parse_metafile(
+        "quantization:\n  dataset: random\n  options: {channel_activations: false}\n"
+    ).quantization
+    assert off is not None
+    assert quantize_step(Settings("int8", options=off.options)).endswith(
+        "channel_activations=false}"
+    )
     assert q.mixed_precision is not None
     assert (q.mixed_precision.data_type, q.mixed_precision.target_sqnr_db) == ("int16", 35)
     assert q.mixed_precision.max_fraction == 0.1
@@ -199,6 +206,7 @@ def test_metafile_mixed_precision_and_quality_options() -> None:
         ("mixed_precision: {data_type: int8}", "quantization.mixed_precision.data_type"),
         ("mixed_precision: {target: 3}", "quantization.mixed_precision"),
         ("options: {bias_correction: 1}", "quantization.options.bias_correction"),
+        ("options: {channel_activations: 2}", "quantization.options.channel_activations"),
     ):
         with pytest.raises(SynapcError, match=field.replace(".", r"\.")):
             parse_metafile(f"quantization:\n  dataset: random\n  {text}\n")
