@@ -425,23 +425,32 @@ def activation_type(
 
 
 def channel_activation_type(
-    lows: np.ndarray, highs: np.ndarray, storage: str, axis: int, *, symmetric: bool
+    lows: np.ndarray,
+    highs: np.ndarray,
+    storage: str,
+    axis: int,
+    *,
+    symmetric: bool,
+    min_scales: np.ndarray | None = None,
 ) -> UniformQuantizedType:
     """The per-channel type (along `axis`) of an activation calibrated to one
     `[low, high]` per channel: symmetric (zero point 0) or asymmetric affine, each
     channel's range nudged to contain 0 as `affine_parameters` does; an empty channel
-    gets scale 1. Per-channel activations are what a layer that writes one output
-    channel at a time (convolution, depthwise) and its depthwise consumers support."""
+    gets scale 1; `min_scales` (per channel) floors the scales, a kernel's limit on the
+    ratio of its input and output scales (TFLite's hard_swish: below 128). Per-channel
+    activations are what a layer that writes one output channel at a time (convolution,
+    depthwise) and its depthwise consumers support."""
     _, qmin, qmax = STORAGE_TYPES[storage]
     lows = np.minimum(np.asarray(lows, np.float64), 0.0)
     highs = np.maximum(np.asarray(highs, np.float64), 0.0)
+    floor = 0.0 if min_scales is None else np.asarray(min_scales, np.float64)
     if symmetric:
-        scales = symmetric_scales(np.maximum(-lows, highs), storage)
+        scales = np.maximum(symmetric_scales(np.maximum(-lows, highs), storage), floor)
         return UniformQuantizedType.per_axis(storage, axis, scales)
     with np.errstate(divide="ignore", invalid="ignore"):
         scales = (highs - lows) / (qmax - qmin)
         ok = (scales > 0) & np.isfinite(scales)
-        scales = np.where(ok, scales, 1.0)
+        scales = np.maximum(np.where(ok, scales, 1.0), floor)
         zero_points = np.clip(np.round(qmin - lows / scales), qmin, qmax)
     zero_points = np.where(ok, zero_points, 0 if qmin < 0 else qmin).astype(np.int64)
     return UniformQuantizedType.per_axis(storage, axis, scales, zero_points)
@@ -460,7 +469,8 @@ def channel_activation_range(
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             ratio = np.float32(value) / scales
         finite = np.isfinite(ratio)
-        steps = round_half_away(np.where(finite, ratio, 0).astype(np.float64))
+        # beyond 2**40 steps a bound clamps to the storage extreme anyway
+        steps = round_half_away(np.clip(np.where(finite, ratio, 0), -(2.0**40), 2.0**40))
         inf = np.where(ratio > 0, q.storage_max, q.storage_min)
         return np.where(finite, zero_points + steps.astype(np.int64), inf)
 
@@ -538,8 +548,11 @@ def bias_type(
     zero point 0, scale ``s_in * s_w`` per output channel (products in float32 as
     TFLite's converter forms them). An input quantized per channel (a depthwise layer's,
     one scale per output channel) gives per-channel bias scales too."""
-    scales = input_type.scales.astype(np.float32) * filter_type.scales.astype(np.float32)
-    scales = scales.astype(np.float64)
+    s_in = input_type.scales.astype(np.float32)
+    if input_type.is_per_axis and filter_type.scales.size != s_in.size:
+        # depthwise with a channel multiplier: output channel c reads input c // m
+        s_in = np.repeat(s_in, filter_type.scales.size // s_in.size)
+    scales = (s_in * filter_type.scales.astype(np.float32)).astype(np.float64)
     if filter_type.is_per_axis or input_type.is_per_axis:
         return UniformQuantizedType.per_axis(storage, 0, scales)
     return UniformQuantizedType.per_tensor(storage, float(scales[0]))

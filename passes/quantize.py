@@ -45,8 +45,10 @@ int8 dynamic fixed point, int16 symmetric activations with per-channel int8 weig
 
 The graph's inputs stay float (a `synap.quantize` at the entry); outputs keep the type
 of the op computing them (`dequantize-outputs` turns quantized ones into float), except
-that a returned concatenation of operands whose ranges differ by `UNRELATED_RANGES` or
-more joins them in float (each with its own scale; the YOLOv8 head case).
+that a returned concatenation whose narrowest operand would get less than
+1 / `UNRELATED_RANGES` of one shared range joins its operands in float (each with its
+own scale; the YOLOv8 head case; a concatenation returned through a reshape or transpose
+is not recognized).
 
 Under ``perchannel_symmetric_affine``, values that only depthwise layers read (directly
 or through hard_swish) are quantized per channel (`plan_channelwise`): their producer
@@ -94,6 +96,7 @@ from synapc.dialects.quant import (
     activation_type,
     bias_type,
     channel_activation_type,
+    nudged_range,
     quantize_array,
     weight_type,
 )
@@ -215,9 +218,10 @@ CHANNELWISE_PRODUCERS: tuple[type[Operation], ...] = (
     conv.DepthwiseConv2DOp,
     act.HardSwishOp,
 )
-#: A concatenation the model returns stays float when its operands' calibrated ranges
-#: differ by this factor or more: one scale for unrelated outputs joined in one tensor
-#: (YOLOv8's boxes and class scores) would leave the narrow ones a few steps.
+#: A concatenation the model returns stays float when the range covering all its
+#: operands (each nudged to contain 0) is this many times the narrowest one's: one scale
+#: for unrelated outputs joined in one tensor (YOLOv8's boxes and class scores) would
+#: leave the narrow ones a few steps.
 UNRELATED_RANGES = 16.0
 #: Elementwise ops whose integer kernels take per-channel input and output types.
 CHANNELWISE_ELEMENTWISE: tuple[type[Operation], ...] = (act.HardSwishOp,)
@@ -583,16 +587,13 @@ class _Rewriter:
             return False
         if op.results[0] not in set(return_of(self.func).operands):
             return False
-        widths = [
-            pair[1] - pair[0]
-            for v in op.operands
-            if (pair := self.ranges.get(v)) is not None
-        ]
-        return (
-            len(widths) >= 2
-            and min(widths) > 0
-            and max(widths) / min(widths) >= UNRELATED_RANGES
-        )
+        pairs = [nudged_range(*p) for v in op.operands if (p := self.ranges.get(v))]
+        widths = [high - low for low, high in pairs if high > low]
+        if len(widths) < 2:
+            return False
+        # the shared range covers every operand's: the narrowest gets its share of it
+        shared = max(high for _, high in pairs) - min(low for low, _ in pairs)
+        return shared / min(widths) >= UNRELATED_RANGES
 
     def _run_float(self, op: Operation, element: Attribute) -> None:
         """Keep `op` float (of `element`): its float operands converted to `element`,
@@ -695,6 +696,18 @@ class _Rewriter:
         if isinstance(op, act.HardSwishOp):
             qi = element_of(operands[0])
             assert isinstance(qi, UniformQuantizedType) and types[0] is not None
+            if op.results[0] in self.channelwise:
+                # a nearly dead channel must not push the layer off the integer path:
+                # its scale is floored to what TFLite's HARD_SWISH takes
+                lows, highs = self.channel_ranges[op.results[0]]
+                types[0] = channel_activation_type(
+                    lows,
+                    highs,
+                    rules.storage,
+                    len(op.results[0].type.get_shape()) - 1,  # type: ignore[attr-defined]
+                    symmetric=rules.symmetric,
+                    min_scales=np.broadcast_to(qi.scales, lows.shape) / 127,
+                )
             if np.any(qi.scales / types[0].scales >= 127.5):
                 return None  # TFLite's HARD_SWISH needs s_in / s_out < 128
         return [_tensor(t, r) for t, r in zip(types, op.results, strict=True)]  # type: ignore[arg-type]

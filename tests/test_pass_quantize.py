@@ -46,6 +46,7 @@ from synapc.passes.quantize import (
     QuantizePass,
 )
 from synapc.quantization import collect_statistics
+from synapc.quantization.compare import real_values
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY_CNN = (ROOT / "examples" / "tiny_cnn.mlir").read_text()
@@ -574,9 +575,10 @@ func.func @main(%x: tensor<1x32x32x3xf32>) -> (tensor<1x32x32x6xf32>, tensor<1x3
 
 
 def test_returned_concat_of_unrelated_ranges_keeps_each_scale() -> None:
-    """A returned concatenation of operands whose ranges differ 16-fold or more joins
-    them in float, each dequantized with its own scale, so the narrow one keeps its
-    precision; related ranges are concatenated quantized; mode=full quantizes both."""
+    """A returned concatenation whose narrowest operand spans under 1/16 of the shared
+    range joins its operands in float, each dequantized with its own scale, so the
+    narrow one keeps its precision; related ranges are concatenated quantized;
+    mode=full quantizes both."""
     store = synapc.WeightStore()
     model = optimize(
         synapc.Model.from_module(synapc.parse_module(JOINED_OUTPUTS, store), store)
@@ -600,3 +602,68 @@ def test_returned_concat_of_unrelated_ranges_keeps_each_scale() -> None:
     assert isinstance(element_of(concat.results[0]), UniformQuantizedType)
     shared = synapc.compile(full).run([x])[0]
     assert np.max(np.abs(shared[..., 3:] - ref[..., 3:])) > 0.1
+
+
+def _depthwise_multiplier_net(path: Path) -> None:
+    """conv (8 channels, one of them nearly dead) -> HardSwish -> depthwise with a
+    channel multiplier of 2 (16 channels) -> Relu -> global pool, as ONNX."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(11)
+    w1 = rng.normal(0, 0.5, (8, 3, 3, 3)).astype(np.float32)
+    b1 = rng.normal(0, 0.5, 8).astype(np.float32)
+    w1[3], b1[3] = 0.0, -0.02  # hard_swish output in [-0.01, 0]: a nearly dead channel
+    w2 = rng.normal(0, 0.5, (16, 1, 3, 3)).astype(np.float32)
+    b2 = rng.normal(0, 0.1, 16).astype(np.float32)
+    inits = [
+        numpy_helper.from_array(a, n)
+        for a, n in ((w1, "w1"), (b1, "b1"), (w2, "w2"), (b2, "b2"))
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1] * 4),
+        helper.make_node("HardSwish", ["c1"], ["h1"], name="hs1"),
+        helper.make_node(
+            "Conv", ["h1", "w2", "b2"], ["c2"], name="dw2", pads=[1] * 4, group=8
+        ),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["r2"], ["y"], name="gap"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dw_multiplier",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 1, 1])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def test_per_channel_depthwise_with_channel_multiplier_and_a_dead_channel(
+    tmp_path: Path,
+) -> None:
+    """Review findings: a depthwise layer with a channel multiplier reads a per-channel
+    input (its bias scales repeat the input's), and a nearly dead hard_swish channel
+    gets its output scale floored to what the integer kernel takes instead of pushing
+    the layer off the integer path (mode=full quantizes it)."""
+    path = tmp_path / "dw.onnx"
+    _depthwise_multiplier_net(path)
+    model = synapc.import_model(path)
+    for mode in ("standard", "full"):
+        quantized = synapc.quantize(
+            model, "random", data_type="int8", scheme="perchannel_symmetric_affine",
+            mode=mode,
+        )  # fmt: skip
+        ops = {op.name: op for op in quantized.main.body.block.ops}
+        hs = element_of(ops["synap.hard_swish"].results[0])
+        dw = ops["synap.depthwise_conv2d"]
+        assert isinstance(hs, UniformQuantizedType) and hs.is_per_axis
+        assert element_of(dw.operands[0]) == hs
+        assert element_of(dw.operands[2]).scales.size == 16
+    x = np.random.default_rng(5).standard_normal((1, 3, 16, 16)).astype(np.float32)
+    ref = synapc.compile(synapc.optimize(model), "GENERIC").run([x])[0]
+    out = synapc.compile(quantized, "VS680").run([x])[0]
+    real = real_values(out, quantized.main.function_type.outputs.data[0])
+    assert _sqnr(ref, real) > 25

@@ -116,6 +116,7 @@ def choose_precision(
     ops: list[Operation] = list(float_model.main.body.block.ops)
     keys = [k for op in ops if (k := layer_key(op)) is not None]
     float_side = FloatReference(float_model, keys)
+    float_outputs = FloatReference(float_model)  # what trials measure
     quantized = quantize(first)
     best, per_layer = output_sqnr(
         float_model, quantized, dataset, keys, reference=float_side
@@ -142,7 +143,7 @@ def choose_precision(
             current.ops[p] = spec.data_type
         annotated = annotate(current)
         quantized = quantize(annotated)
-        total, _ = output_sqnr(float_model, quantized, dataset, (), reference=float_side)
+        total, _ = output_sqnr(float_model, quantized, dataset, (), reference=float_outputs)
         result.history.append(total)
         if total > best:
             result.raised += [layer_key(ops[p]) or f"op #{p}" for p in trial]
@@ -153,8 +154,10 @@ def choose_precision(
             continue
         for p in trial:  # it did not help: back
             current.ops[p] = types.ops[p]
-        if len(trial) == 1:
+        if len(trial) == 1:  # skip that layer, and try groups again after it
             del queue[0]
-        group = max(1, len(trial) // 2)
+            group = math.ceil((limit - len(result.raised)) / 2)
+        else:
+            group = len(trial) // 2
     result.types = current
     return result

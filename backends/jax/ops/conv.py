@@ -366,6 +366,11 @@ def _onnx_integer_layer(
     output channel), rounded half to even, plus the output zero point, saturated (and
     clamped to a fused activation's range)."""
     qx, qw, qo = _check_integer(op)
+    if qx.is_per_axis or qo.is_per_axis:
+        raise UnsupportedOpError(
+            f"{op.name} with per-channel activations under ONNX integer semantics is not "
+            "supported (QLinearConv takes one input and output scale)"
+        )
     x, w = stored(args[0], qx), stored(args[1], qw)
     multiplier = np.float32(qx.scale) * qw.scales.astype(np.float32) / np.float32(qo.scale)
     multiplier = _channel_vector(multiplier, qw)
