@@ -34,6 +34,7 @@ from synapc.backends.jax.observe import lower_observed, observed_labels
 from synapc.dialects.quant_ranges import Histogram, zero_aligned_edges
 from synapc.errors import SynapcError
 from synapc.model import Model
+from synapc.runtime.cache import configure as configure_compilation_cache
 
 #: Histogram bins per tensor (TensorRT's and onnxruntime's entropy calibrators use 2048).
 DEFAULT_BINS = 2048
@@ -158,6 +159,9 @@ class Observer:
             raise SynapcError(
                 f"calibration: bins must be an integer >= 2, got {self.bins!r}"
             )
+        # the calibration program is most of PTQ's time; with the runtime's persistent
+        # compilation cache a later conversion of the same model skips compiling it
+        configure_compilation_cache()
         func = self.model.main
         self._run, self._params, self.keys = lower_observed(
             func, self.model.weights, semantics=self.model.integer_semantics

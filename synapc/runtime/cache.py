@@ -1,4 +1,4 @@
-"""JAX's persistent compilation cache for `synapc.Network`.
+"""JAX's persistent compilation cache for `synapc.Network` (and calibration).
 
 A package's programs compile on the first inference; with the cache on, XLA's compiled
 executable is written to disk and a later process loading the same package skips
