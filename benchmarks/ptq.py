@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -518,7 +519,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--tool", action="append", choices=TOOLS, help="tools to run (default: all)"
     )
     parser.add_argument("--markdown", type=Path, help="also write the table here")
+    parser.add_argument(
+        "--warm-cache",
+        action="store_true",
+        help="let synapc compile through its persistent JAX cache (default: off, so "
+        "every PTQ time includes compiling, as a first conversion does)",
+    )
     args = parser.parse_args(argv)
+    if not args.warm_cache:
+        os.environ["SYNAPC_JAX_CACHE_MAX_BYTES"] = "0"
     plan = (
         quick_plan()
         if args.quick
