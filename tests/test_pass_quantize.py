@@ -248,25 +248,35 @@ def _layer_types(model: synapc.Model) -> dict[str, UniformQuantizedType]:
     }
 
 
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "unfused"])
 @pytest.mark.parametrize("data_type", ["int8", "uint8"])
 @pytest.mark.parametrize("text", [TINY_CNN, HARD_SWISH_CNN], ids=["relu6", "hard_swish"])
-def test_depthwise_inputs_quantized_per_channel(text: str, data_type: str) -> None:
+def test_depthwise_inputs_quantized_per_channel(
+    text: str, data_type: str, fused: bool
+) -> None:
     """perchannel_symmetric_affine: the values only depthwise layers read (through
     hard_swish, whose kernel takes per-channel types too) get one scale and zero point
-    per channel from their channel ranges; the rest stays per tensor. Every layer is
+    per channel from their channel ranges; the rest stays per tensor. A conv fused with
+    its hard_swish (`fused_activations`) writes 16 bits for it instead. Every layer is
     within one step of its fake-quant simulation and the output is close to float."""
     scheme = "perchannel_symmetric_affine"
     model = _annotated(_model(text), channels=True)
     module = model.module.clone()
-    QuantizePass(data_type=data_type, scheme=scheme).apply(
+    QuantizePass(data_type=data_type, scheme=scheme, fused_activations=fused).apply(
         make_context(model.weights), module
     )
     quantized = synapc.Model.from_module(module, model.weights)
     types = _layer_types(quantized)
     channelwise = {name for name, q in types.items() if q.is_per_axis}
-    assert channelwise == ({"conv1", "hs1"} if "hs1" in types else {"conv1"})
+    if "hs1" not in types:
+        assert channelwise == {"conv1"}
+    elif fused:
+        assert channelwise == {"hs1"}
+        assert types["conv1"].storage.data == "i16" and types["conv1"].zero_point == 0
+    else:
+        assert channelwise == {"conv1", "hs1"}
     assert all(types[n].quantized_dimension == 3 for n in channelwise)
-    assert len(set(types["conv1"].scales)) > 1
+    assert all(len(set(types[n].scales)) > 1 for n in channelwise)
     steps = _layer_steps(quantized, _batches(1, seed=3)[0][0][0])
     assert max(steps.values()) <= 1, steps
     x = _batches(1, seed=7)[0][0]
@@ -274,7 +284,14 @@ def test_depthwise_inputs_quantized_per_channel(text: str, data_type: str) -> No
     logits = _annotated(
         _model(text.replace("func.return %15", "func.return %14")), channels=True
     )
-    q_run = synapc.compile(_quantized(logits, data_type=data_type, scheme=scheme))
+    q_run = synapc.compile(
+        _quantized(
+            logits,
+            data_type=data_type,
+            scheme=scheme,
+            fused_activations=fused,  # type: ignore[arg-type]
+        )
+    )
     ref = np.stack([ref_run.run([x[i]])[0] for i in range(len(x))])
     out = np.stack([q_run.run([x[i]])[0] for i in range(len(x))])
     assert _sqnr(ref, out) > 30

@@ -198,6 +198,10 @@ def test_metafile_mixed_precision_and_quality_options() -> None:
     assert quantize_step(Settings("int8", options=off.options)).endswith(
         "channel_activations=false}"
     )
+    unfused = {"fused_activations": False}
+    assert quantize_step(Settings("int8", options=unfused)).endswith(
+        "fused_activations=false}"
+    )
     assert q.mixed_precision is not None
     assert (q.mixed_precision.data_type, q.mixed_precision.target_sqnr_db) == ("int16", 35)
     assert q.mixed_precision.max_fraction == 0.1
@@ -207,6 +211,7 @@ def test_metafile_mixed_precision_and_quality_options() -> None:
         ("mixed_precision: {target: 3}", "quantization.mixed_precision"),
         ("options: {bias_correction: 1}", "quantization.options.bias_correction"),
         ("options: {channel_activations: 2}", "quantization.options.channel_activations"),
+        ("options: {fused_activations: 2}", "quantization.options.fused_activations"),
     ):
         with pytest.raises(SynapcError, match=field.replace(".", r"\.")):
             parse_metafile(f"quantization:\n  dataset: random\n  {text}\n")

@@ -73,7 +73,12 @@ QUANTIZATION_KEYS = (
 MIXED_PRECISION_KEYS = ("data_type", "target_sqnr_db", "max_fraction")
 #: Keys of `quantization.options` that switch quality steps on or off (booleans); the
 #: other options belong to the range algorithm.
-QUALITY_OPTIONS = ("equalize", "bias_correction", "channel_activations")
+QUALITY_OPTIONS = (
+    "equalize",
+    "bias_correction",
+    "channel_activations",
+    "fused_activations",
+)
 PREPROCESS_KEYS = ("type", "size", "crop", "color_range", "color_matrix", "resize")
 
 #: Delegates a per-layer delegate map may assign.

@@ -64,7 +64,8 @@ HISTOGRAM_ALGORITHMS = ("kl_divergence", "percentile", "mse")
 class Settings:
     """The metafile's ``quantization`` settings (the dataset aside). `options` holds the
     range algorithm's options and the quality switches ``equalize`` (cross-layer
-    equalization before calibration), ``bias_correction`` and ``channel_activations``;
+    equalization before calibration), ``bias_correction``, ``channel_activations`` and
+    ``fused_activations``;
     `mixed_precision`
     the automatic mixed precision settings (None: off)."""
 
@@ -103,6 +104,13 @@ class Settings:
         return True if value is None else bool(value)
 
     @property
+    def fused_activations(self) -> bool:
+        """Whether a layer and the hard_swish after it run as one layer with a 16-bit
+        intermediate (the options' ``fused_activations``; default on)."""
+        value = self.options.get("fused_activations")
+        return True if value is None else bool(value)
+
+    @property
     def default_type(self) -> str:
         """The pass's ``data_type`` for ops without an annotation."""
         if isinstance(self.data_type, str):
@@ -129,10 +137,12 @@ DEFAULT_EQUALIZE = True
 
 def quantize_step(settings: Settings) -> str:
     """The ``quantize{...}`` pass step of `settings`."""
-    channels = "" if settings.channel_activations else " channel_activations=false"
+    switches = "" if settings.channel_activations else " channel_activations=false"
+    if not settings.fused_activations:
+        switches += " fused_activations=false"
     return (
         f'quantize{{data_type="{settings.default_type}" scheme="{settings.scheme}" '
-        f'mode="{settings.mode}"{channels}}}'
+        f'mode="{settings.mode}"{switches}}}'
     )
 
 

@@ -15,7 +15,8 @@ leaky_relu         int8, uint8, int16     MBQM with ``s_in / s_out`` for ``x >= 
                                           ``s_in * alpha / s_out`` below
 sigmoid, tanh      int8, uint8            256-entry float32 table
                    int16                  interpolated ``sigmoid_table_uint16``
-hard_swish         int8, uint8            gemmlowp int16 fixed point (``q_hard_swish``)
+hard_swish         int8, uint8            gemmlowp int16 fixed point (``q_hard_swish``);
+                   int16 -> 8-bit         the same on an int16 input (a fused layer's)
 gelu               int8, uint8            256-entry float32 table (erfc / tanh form)
                    int16                  513-entry interpolated float32 table
 elu                int8                   256-entry float32 table
@@ -434,12 +435,15 @@ def q_hard_swish(
 
     Per-channel input and / or output types (along the last axis: the result of a
     convolution that writes channels apart) take the same steps with each channel's
-    multipliers."""
+    multipliers. An int16 input (the 16-bit intermediate of a convolution fused with
+    its hard_swish) is its own hires value: ``x - zero_point`` on scale ``s_in``, the
+    same int16 fixed-point steps following."""
     shaped = _channel_parameters(x, qi, qo)
     channels = max(qi.scales.size, qo.scales.size)
     s_in = np.broadcast_to(qi.scales.astype(np.float32), (channels,))
     s_out = np.broadcast_to(qo.scales.astype(np.float32), (channels,))
-    hires_scale = F32(1.0 / 128.0) * s_in
+    wide = qi.storage_dtype == np.int16
+    hires_scale = s_in if wide else F32(1.0 / 128.0) * s_in
     out_m32, out_exp = fp.quantize_multiplier((hires_scale / s_out).astype(np.float64))
     out_m16 = _downscale_int16_multiplier(out_m32)
     if np.any(out_exp > 0):
@@ -453,7 +457,8 @@ def q_hard_swish(
     rel_m16 = _downscale_int16_multiplier(rel_m32)
 
     zero_in = np.broadcast_to(qi.zero_points, (channels,))
-    hires = _wrap16((x - shaped(zero_in).astype(np.int32)) * 128)
+    centred = x - shaped(zero_in).astype(np.int32)
+    hires = jnp.clip(centred, -32768, 32767) if wide else _wrap16(centred * 128)
     preshift_out = fp.saturating_rounding_doubling_high_mul(
         hires, shaped(out_m16).astype(np.int32), raw_bits=16
     )
@@ -618,6 +623,9 @@ _QUANTIZED: dict[type, tuple[Callable[..., jax.Array], tuple[str, ...]]] = {
 """Quantized kernels and the storage types TFLite implements them for."""
 
 PER_CHANNEL: frozenset[type] = frozenset({act.HardSwishOp})
+WIDE_INPUT: frozenset[type] = frozenset({act.HardSwishOp})
+"""Quantized kernels that take an int16 input with an 8-bit output: the activation of a
+layer fused with it, reading the layer's 16-bit intermediate."""
 """Quantized kernels that also take per-channel input / output types (along the last
 axis), channel by channel: what a convolution's fused activation needs when the layer
 writes per-channel quantized outputs."""
@@ -627,12 +635,13 @@ def _quantized(op: act._Unary, x: jax.Array) -> jax.Array:
     entry = _QUANTIZED.get(type(op))
     qi, qo = qtype(op.input), qtype(op.output)
     storage = qi.storage_dtype.name
-    if entry is None or storage not in entry[1]:
+    wide = type(op) in WIDE_INPUT and storage == "int16" and qo.bitwidth == 8
+    if entry is None or (storage not in entry[1] and not wide):
         raise UnsupportedOpError(
             f"quantized {op.name} with {storage} storage is not supported "
             "(TFLite has no such integer kernel)"
         )
-    if qo.storage_dtype != qi.storage_dtype:
+    if qo.storage_dtype != qi.storage_dtype and not wide:
         raise UnsupportedOpError(f"quantized {op.name} needs equal input/output storage")
     if (qi.is_per_axis or qo.is_per_axis) and type(op) not in PER_CHANNEL:
         raise UnsupportedOpError(f"quantized {op.name} needs per-tensor quantization")
