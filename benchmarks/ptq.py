@@ -447,49 +447,34 @@ def run_model(
         if fixed is not None
         else synapc_outputs(float_model, evaluation, "GENERIC")
     )
+
+    def synapc_config(
+        data_type: str,
+        scheme: str,
+        algorithm: str,
+        mixed: dict[str, Any] | None,
+        label: str,
+    ) -> Row:
+        """One synapc row, a failure noted in it rather than raised."""
+        return _guarded(
+            lambda: synapc_row(
+                bench, float_model, str(cal_dir / "*.npy"), evaluation, reference,
+                float_seconds, data_type, scheme, algorithm, mixed, label,
+            ),
+            Row(bench.name, "synapc", label),
+        )  # fmt: skip
+
     best: tuple[float, tuple[str, str, str, str]] | None = None
     for data_type, scheme, algorithm, label in plan.synapc:
         config = f"{label}, {algorithm}"
-        row = _guarded(
-            lambda d=data_type, s=scheme, a=algorithm, c=config: synapc_row(
-                bench,
-                float_model,
-                str(cal_dir / "*.npy"),
-                evaluation,
-                reference,
-                float_seconds,
-                d,
-                s,
-                a,
-                None,
-                c,
-            ),
-            Row(bench.name, "synapc", config),
-        )
+        row = synapc_config(data_type, scheme, algorithm, None, config)
         emit(row)
         if row.sqnr and (best is None or min(row.sqnr) > best[0]):
             best = (min(row.sqnr), (data_type, scheme, algorithm, config))
     if plan.mixed_precision and best is not None:
         data_type, scheme, algorithm, config = best[1]
         label = f"{config} + mixed_precision int16 (30 dB, <= 10 %)"
-        emit(
-            _guarded(
-                lambda: synapc_row(
-                    bench,
-                    float_model,
-                    str(cal_dir / "*.npy"),
-                    evaluation,
-                    reference,
-                    float_seconds,
-                    data_type,
-                    scheme,
-                    algorithm,
-                    MIXED_PRECISION,
-                    label,
-                ),
-                Row(bench.name, "synapc", label),
-            )
-        )
+        emit(synapc_config(data_type, scheme, algorithm, MIXED_PRECISION, label))
     if fixed is None:
         for tool in ("onnxruntime", "NNCF 3.4.0"):
             emit(Row(bench.name, tool, "n/a (ONNX tools)"))

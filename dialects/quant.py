@@ -58,9 +58,19 @@ def format_scale(value: float) -> str:
     return mantissa + ("e" + exponent if exponent else "")
 
 
-def _f64_array(values: Sequence[float] | np.ndarray) -> DenseArrayBase:
+def f64_array(values: Sequence[float] | np.ndarray) -> DenseArrayBase:
+    """An ``array<f64: ...>`` attribute straight from the bytes of `values` (no Python
+    list of floats in between)."""
     data = np.ascontiguousarray(values, dtype="<f8").reshape(-1)
     return DenseArrayBase(Float64Type(), BytesAttr(data.tobytes()))
+
+
+def f64_values(attr: DenseArrayBase) -> np.ndarray:
+    """The values of an ``array<f64: ...>`` attribute as a read-only float64 array
+    (ValueError for another element type)."""
+    if not isinstance(attr.elt_type, Float64Type):
+        raise ValueError(f"expected an array<f64> attribute, got {attr.elt_type}")
+    return np.frombuffer(attr.data.data, dtype="<f8")
 
 
 def _i64_array(values: Sequence[int] | np.ndarray) -> DenseArrayBase:
@@ -95,7 +105,7 @@ class UniformQuantizedType(ParametrizedAttribute, TypeAttribute):
             StringAttr(storage),
             expressed,
             NoneAttr(),
-            _f64_array([scale]),
+            f64_array([scale]),
             _i64_array([zero_point]),
         )
 
@@ -115,7 +125,7 @@ class UniformQuantizedType(ParametrizedAttribute, TypeAttribute):
             StringAttr(storage),
             expressed,
             IntAttr(axis),
-            _f64_array(scales),
+            f64_array(scales),
             _i64_array(zero_points),
         )
 
@@ -276,7 +286,7 @@ class UniformQuantizedType(ParametrizedAttribute, TypeAttribute):
             StringAttr(storage),
             expressed,
             axis,
-            _f64_array(scales),
+            f64_array(scales),
             _i64_array(zero_points),
         ]
 

@@ -80,6 +80,7 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     Float16Type,
     Float32Type,
+    Float64Type,
     FunctionType,
     IntegerAttr,
     ModuleOp,
@@ -100,6 +101,7 @@ from synapc.dialects.quant import (
     activation_type,
     bias_type,
     channel_activation_type,
+    f64_values,
     nudged_range,
     quantize_array,
     weight_type,
@@ -387,8 +389,12 @@ class _Rewriter:
                     if pair is not None:
                         self.ranges[result] = pair
             channels = op.attributes.pop(CHANNEL_RANGE_ATTR, None)
-            if isinstance(channels, DenseArrayBase) and op.results:
-                values = np.asarray(channels.get_values(), np.float64)
+            if (
+                isinstance(channels, DenseArrayBase)
+                and isinstance(channels.elt_type, Float64Type)
+                and op.results
+            ):
+                values = f64_values(channels)
                 shape = op.results[0].type.get_shape()  # type: ignore[attr-defined]
                 if shape and values.size == 2 * shape[-1]:
                     self.channel_ranges[op.results[0]] = (

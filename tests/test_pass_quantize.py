@@ -33,7 +33,12 @@ import synapc
 from synapc.backends.jax.evaluate import evaluate
 from synapc.compiler import optimize
 from synapc.context import make_context
-from synapc.dialects.quant import UniformQuantizedType, dequantize_array, quantize_array
+from synapc.dialects.quant import (
+    UniformQuantizedType,
+    dequantize_array,
+    f64_array,
+    quantize_array,
+)
 from synapc.dialects.synap.base import element_of, is_float
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.passes.common import constant_array
@@ -98,8 +103,8 @@ def _annotated(
         op.attributes[RANGE_ATTR] = ArrayAttr(ranges)
         if channels and isinstance(op, CHANNELWISE_PRODUCERS):
             s = stats[f"op{p}.0"]
-            op.attributes[CHANNEL_RANGE_ATTR] = DenseArrayBase.from_list(
-                f64, [*map(float, s.channel_min), *map(float, s.channel_max)]
+            op.attributes[CHANNEL_RANGE_ATTR] = f64_array(
+                np.concatenate([s.channel_min, s.channel_max])
             )
         name = op.attributes.get("layer_name")
         if types and isinstance(name, StringAttr) and name.data in types:

@@ -37,6 +37,7 @@ from xdsl.ir import Operation
 from synapc.backends.jax.observe import observed_values
 from synapc.convert.model_info import source_layers
 from synapc.convert.signature import close_names
+from synapc.dialects.quant import f64_array
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.errors import SynapcError
 from synapc.io_attributes import set_io_attributes
@@ -317,4 +318,4 @@ def _channel_ranges(stats: TensorStatistics) -> DenseArrayBase:
     without a finite value get ``[0, 0]``."""
     lows = np.where(np.isfinite(stats.channel_min), stats.channel_min, 0.0)
     highs = np.where(np.isfinite(stats.channel_max), stats.channel_max, 0.0)
-    return DenseArrayBase.from_list(f64, [*map(float, lows), *map(float, highs)])
+    return f64_array(np.concatenate([lows, highs]))

@@ -216,9 +216,8 @@ def output_sqnr(
     quant_ops = layers_by_key(quantized)
     wanted = set(layers)
     names = [n for n in reference.names if n in wanted and n in quant_ops]
-    picked = [*range(reference.outputs)] + [
-        reference.outputs + reference.names.index(n) for n in names
-    ]
+    position = {n: reference.outputs + k for k, n in enumerate(reference.names)}
+    picked = [*range(reference.outputs), *(position[n] for n in names)]
     quant_values = [*_returned(quantized), *(quant_ops[n][0].results[0] for n in names)]
     quant_run = runner(quantized, quant_values)
     signal = np.zeros(len(picked))

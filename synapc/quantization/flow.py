@@ -81,18 +81,21 @@ class Settings:
         """The options of the range algorithm (the quality switches left out)."""
         return {k: v for k, v in self.options.items() if k not in QUALITY_OPTIONS}
 
+    def _switch(self, name: str, default: bool) -> bool:
+        """The quality switch `name` of the options, else `default`."""
+        value = self.options.get(name)
+        return default if value is None else bool(value)
+
     @property
     def equalize(self) -> bool:
         """Whether cross-layer equalization runs before calibration (the options'
         ``equalize``, else `DEFAULT_EQUALIZE`)."""
-        value = self.options.get("equalize")
-        return DEFAULT_EQUALIZE if value is None else bool(value)
+        return self._switch("equalize", DEFAULT_EQUALIZE)
 
     @property
     def bias_correction(self) -> bool:
         """Whether empirical bias correction runs after quantization (default on)."""
-        value = self.options.get("bias_correction")
-        return DEFAULT_BIAS_CORRECTION if value is None else bool(value)
+        return self._switch("bias_correction", DEFAULT_BIAS_CORRECTION)
 
     @property
     def channel_activations(self) -> bool:
@@ -100,15 +103,13 @@ class Settings:
         under ``perchannel_symmetric_affine`` (the options' ``channel_activations``;
         default on: 15.4 -> 26.1 dB on the MobileNetV3 classifier of
         `benchmarks/ptq.py`)."""
-        value = self.options.get("channel_activations")
-        return True if value is None else bool(value)
+        return self._switch("channel_activations", True)
 
     @property
     def fused_activations(self) -> bool:
         """Whether a layer and the hard_swish after it run as one layer with a 16-bit
         intermediate (the options' ``fused_activations``; default on)."""
-        value = self.options.get("fused_activations")
-        return True if value is None else bool(value)
+        return self._switch("fused_activations", True)
 
     @property
     def default_type(self) -> str:
