@@ -219,3 +219,48 @@ def test_tensor_range_and_bad_options(model: synapc.Model) -> None:
     ranges = collect_statistics(model, _batches((1,)), histograms=False)
     with pytest.raises(SynapcError, match="no histogram"):
         tensor_range(ranges["op9.0"], "mse")
+
+
+def test_non_finite_values_are_left_out(tmp_path: Path) -> None:
+    """A tensor that holds infinities or NaNs (log of a ReLU's zeros, 0 * inf) switches
+    the observer to its finite-only program; the statistics equal numpy's over the
+    finite values, and the batch that revealed them is not counted twice."""
+    from onnx import TensorProto, helper, save
+
+    shape = [1, 8, 4, 4]
+    graph = helper.make_graph(
+        [
+            helper.make_node("Relu", ["x"], ["r"]),
+            helper.make_node("Log", ["r"], ["l"]),  # -inf where x <= 0
+            helper.make_node("Mul", ["l", "r"], ["y"]),  # NaN there: -inf * 0
+        ],
+        "non_finite",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
+    )
+    path = tmp_path / "non_finite.onnx"
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    model = synapc.optimize(synapc.import_model(str(path)))
+    rng = np.random.default_rng(5)
+    finite = [rng.uniform(0.5, 2.0, (3, *shape)).astype(np.float32)]
+    mixed = [rng.normal(0, 1, (3, *shape)).astype(np.float32)]
+    observer = Observer(model, bins=64)
+    first = observer.ranges(finite)
+    assert not observer.finite_only
+    second = observer.ranges(mixed)
+    assert observer.finite_only and observer.traces == 2
+    stats = merge_statistics(first, second)
+    run, params, keys = lower_observed(model.main, model.weights)
+    samples = [[np.asarray(v) for v in run(params, x)] for b in (finite, mixed) for x in b[0]]
+    left_out = 0
+    for k, key in enumerate(keys):
+        values = np.stack([s[k] for s in samples])
+        kept = values[np.isfinite(values)]
+        left_out += values.size - kept.size
+        s = stats[key]
+        assert s.count == kept.size, key
+        assert (s.minimum, s.maximum) == (kept.min(), kept.max()), key
+        channels = np.moveaxis(values, -1, 0).reshape(values.shape[-1], -1)
+        expected = [c[np.isfinite(c)].min() for c in channels]
+        np.testing.assert_array_equal(s.channel_min, expected)
+    assert left_out > 0  # the log's -inf and the product's NaN

@@ -28,9 +28,19 @@ from dataclasses import dataclass, field, replace
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import (
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    Sharding,
+    SingleDeviceSharding,
+)
 
-from synapc.backends.jax.observe import lower_observed, observed_labels
+from synapc.backends.jax.observe import (
+    lower_observed,
+    observed_labels,
+    observed_values,
+)
 from synapc.dialects.quant_ranges import Histogram, zero_aligned_edges
 from synapc.errors import SynapcError
 from synapc.model import Model
@@ -113,28 +123,53 @@ def merge_statistics(
     return {key: _merge_one(a[key], b[key]) for key in a}
 
 
-def _reduce(x: jax.Array, valid: jax.Array, start: jax.Array, width: jax.Array, bins: int):
-    """Statistics of one observed tensor ``x`` of shape ``(B, ...)``; `valid` (B,) masks
-    padding samples out, and non-finite values are left out too."""
-    keep = jnp.reshape(valid, (-1,) + (1,) * (x.ndim - 1)) & jnp.isfinite(x)
+def _reduce(
+    x: jax.Array,
+    valid: jax.Array,
+    start: jax.Array,
+    width: jax.Array,
+    bins: int,
+    finite_only: bool,
+) -> dict[str, jax.Array]:
+    """Statistics of ``G`` observed tensors of one shape stacked, ``x`` of shape
+    ``(G, B, ...)``: per tensor, sample and channel (last axis) min, max and sum, and
+    per tensor a histogram (`bins` bins from `start` by `width`, both ``(G,)``) of the
+    `valid` (B,) samples. With `finite_only`, non-finite values are left out and
+    counted per tensor and sample.
+
+    XLA's compile time grows with every operation of the program, so the statistics
+    are shaped to keep them few: tensors of one shape share each operation (stacked,
+    not reduced one by one), and samples are masked by the caller, on the small
+    per-sample results (an element-wise mask makes the program compile about three
+    times slower). So the program without `finite_only` (the one that runs unless a
+    tensor holds an infinity or a NaN, see `Observer`) masks nothing element-wise but
+    the histogram's weights."""
     x = x.astype(jnp.float32)
-    channels = x.reshape(-1, x.shape[-1] if x.ndim > 1 else 1)
-    keep_c = jnp.broadcast_to(keep, x.shape).reshape(channels.shape)
-    low = jnp.where(keep_c, channels, jnp.inf).min(0)
-    high = jnp.where(keep_c, channels, -jnp.inf).max(0)
-    out = {
-        "count": keep_c.sum(dtype=jnp.int32),
-        "channel_min": low,
-        "channel_max": high,
-        "channel_sum": jnp.where(keep_c, channels, 0.0).sum(0),
-    }
+    g, b = x.shape[:2]
+    samples = x.reshape(g, b, -1, x.shape[-1] if x.ndim > 2 else 1)  # (G, B, N, C)
+    weight = valid.astype(jnp.int32)[None, :, None, None]
+    if finite_only:
+        finite = jnp.isfinite(samples)
+        out = {
+            "low": jnp.where(finite, samples, jnp.inf).min(2),
+            "high": jnp.where(finite, samples, -jnp.inf).max(2),
+            "total": jnp.where(finite, samples, 0.0).sum(2),
+            "count": finite.sum((2, 3), dtype=jnp.int32),
+        }
+        weight = weight * finite.astype(jnp.int32)
+    else:
+        out = {"low": samples.min(2), "high": samples.max(2), "total": samples.sum(2)}
     if bins:
-        index = jnp.clip(jnp.floor((channels - start) / width), 0, bins - 1).astype(
-            jnp.int32
-        )
+        per_tensor = (-1, 1, 1, 1)
+        index = jnp.clip(
+            jnp.floor((samples - start.reshape(per_tensor)) / width.reshape(per_tensor)),
+            0,
+            bins - 1,
+        ).astype(jnp.int32) + (jnp.arange(g, dtype=jnp.int32) * bins).reshape(per_tensor)
+        weights = jnp.broadcast_to(weight, samples.shape)
         out["histogram"] = jax.ops.segment_sum(
-            keep_c.astype(jnp.int32).ravel(), index.ravel(), num_segments=bins
-        )
+            weights.ravel(), index.ravel(), num_segments=g * bins
+        ).reshape(g, bins)
     return out
 
 
@@ -144,13 +179,18 @@ class Observer:
     and `statistics` run one jitted call per batch, of one program (with histograms
     when `histograms`: the range pass then ignores them, so the model is compiled once,
     not once per pass); `traces` counts how often JAX traced it (once; batches are
-    padded to the largest size seen, so only a larger batch traces again)."""
+    padded to the largest size seen, so only a larger batch traces again).
+
+    The program first assumes every value is finite; the first batch in which a tensor
+    holds an infinity or a NaN switches the observer (`finite_only`) to the program
+    that leaves them out, element by element, and that batch is reduced again."""
 
     model: Model
     bins: int = DEFAULT_BINS
     devices: Sequence[jax.Device] | None = None
     histograms: bool = True
     traces: int = 0
+    finite_only: bool = False
     keys: list[str] = field(init=False)
     labels: dict[str, str] = field(init=False)
 
@@ -168,28 +208,57 @@ class Observer:
         )
         labels = observed_labels(func)
         self.labels = {key: labels[key] for key in self.keys}
+        values = observed_values(func)
+        shapes = [tuple(values[key].type.get_shape()) for key in self.keys]
+        #: elements per sample of each observed tensor
+        self._sizes = [int(np.prod(shape)) for shape in shapes]
+        #: the observed tensors of one shape and type, reduced together (positions
+        #: in `keys`)
+        groups: dict[tuple, list[int]] = {}
+        for k, (key, shape) in enumerate(zip(self.keys, shapes, strict=True)):
+            groups.setdefault((shape, values[key].type.element_type), []).append(k)
+        self._groups = list(groups.values())
         devices = list(self.devices or jax.devices())
-        self._mesh = Mesh(np.array(devices), ("batch",))
-        self._split = NamedSharding(self._mesh, PartitionSpec("batch"))
-        self._replicated = NamedSharding(self._mesh, PartitionSpec())
+        self._device_count = len(devices)
+        self._split: Sharding = SingleDeviceSharding(devices[0])
+        self._replicated: Sharding = self._split
+        if len(devices) > 1:
+            mesh = Mesh(np.array(devices), ("batch",))
+            self._split = NamedSharding(mesh, PartitionSpec("batch"))
+            self._replicated = NamedSharding(mesh, PartitionSpec())
+        # (one device: no mesh, so the program reuses the check trace of the model
+        # `lower_observed` made, which a mesh's axis types would make JAX redo)
         self._params = jax.device_put(self._params, self._replicated)
-        self._program_jit = jax.jit(self._program(self.bins if self.histograms else 0))
+        bins = self.bins if self.histograms else 0
+        self._programs = {
+            finite_only: jax.jit(self._program(bins, finite_only))
+            for finite_only in (False, True)
+        }
         # batches are padded to the largest seen: a short one does not retrace
         self._size = 0
 
-    def _program(self, bins: int) -> Callable:
-        """The per-batch function: run every sample, reduce every observed tensor."""
+    def _program(self, bins: int, finite_only: bool) -> Callable:
+        """The per-batch function: run every sample, reduce every observed tensor
+        (`starts` and `widths`: one array per group of tensors of one shape)."""
 
         def program(params, valid, starts, widths, *inputs):
             self.traces += 1  # runs while tracing only
             outputs = jax.vmap(lambda *xs: self._run(params, *xs))(*inputs)
             return [
-                _reduce(x, valid, starts[k], widths[k], bins) for k, x in enumerate(outputs)
+                _reduce(
+                    jnp.stack([outputs[k] for k in members]),
+                    valid,
+                    start,
+                    width,
+                    bins,
+                    finite_only,
+                )
+                for members, start, width in zip(self._groups, starts, widths, strict=True)
             ]
 
         return program
 
-    def _inputs(self, batch: Batch) -> tuple[jax.Array, list[jax.Array]]:
+    def _inputs(self, batch: Batch) -> tuple[np.ndarray, list[jax.Array]]:
         """The batch padded to a multiple of the device count, split over the devices,
         and the mask of its real samples."""
         infos = self.model.inputs
@@ -207,7 +276,7 @@ class Observer:
                     f"{list(array.shape)}; expected [B, {', '.join(map(str, info.shape))}] "
                     "with the same B > 0 for every input"
                 )
-        devices = self._mesh.devices.size
+        devices = self._device_count
         self._size = max(self._size, -(-size // devices) * devices)
         padded = self._size
         valid = np.arange(padded) < size
@@ -217,48 +286,73 @@ class Observer:
             if padded > size:
                 array = np.concatenate([array, np.repeat(array[:1], padded - size, 0)])
             out.append(jax.device_put(array, self._split))
-        return jax.device_put(valid, self._split), out
+        return valid, out
 
     def _call(
-        self, function: Callable, batch: Batch, starts: np.ndarray, widths: np.ndarray
-    ):
+        self, batch: Batch, starts: np.ndarray, widths: np.ndarray
+    ) -> tuple[list[dict], np.ndarray]:
+        """The program's per-sample results for one batch (see the class docstring on
+        `finite_only`) and the mask of the batch's real samples."""
         valid, inputs = self._inputs(batch)
-        starts, widths = (
-            jax.device_put(np.asarray(a, np.float32), self._replicated)
-            for a in (starts, widths)
-        )
-        return jax.device_get(function(self._params, valid, starts, widths, *inputs))
+        on_devices = [
+            jax.device_put(valid, self._split),
+            *(jax.device_put([np.asarray(a, np.float32)[m] for m in self._groups],
+                             self._replicated)
+              for a in (starts, widths)),
+        ]  # fmt: skip
+        while True:
+            program = self._programs[self.finite_only]
+            results = jax.device_get(program(self._params, *on_devices, *inputs))
+            if self.finite_only or all(
+                np.isfinite(r["low"][:, valid]).all()
+                and np.isfinite(r["high"][:, valid]).all()
+                for r in results
+            ):
+                return results, valid
+            self.finite_only = True
 
     def _collect(
-        self, results: list[dict], ranges: Mapping[str, tuple[float, float]] | None
-    ):
+        self,
+        results: list[dict],
+        valid: np.ndarray,
+        ranges: Mapping[str, tuple[float, float]] | None,
+    ) -> dict[str, TensorStatistics]:
+        """`TensorStatistics` of one batch from the program's per-sample results."""
         stats = {}
-        for key, result in zip(self.keys, results, strict=True):
-            low, high = result["channel_min"], result["channel_max"]
-            minimum, maximum = float(low.min()), float(high.max())
-            histogram, start, width = None, 0.0, 1.0
-            if ranges is not None:
-                histogram = np.asarray(result["histogram"], np.int64)
-                start, width = ranges[key]
-            stats[key] = TensorStatistics(
-                int(result["count"]),
-                minimum,
-                maximum,
-                np.asarray(low),
-                np.asarray(high),
-                np.array([minimum]),
-                np.array([maximum]),
-                histogram,
-                start,
-                width,
-                np.asarray(result["channel_sum"], np.float64),
-            )
-        return stats
+        for members, result in zip(self._groups, results, strict=True):
+            for g, k in enumerate(members):
+                key = self.keys[k]
+                low = result["low"][g, valid].min(0)
+                high = result["high"][g, valid].max(0)
+                minimum, maximum = float(low.min()), float(high.max())
+                count = (
+                    int(result["count"][g, valid].sum())
+                    if "count" in result
+                    else int(valid.sum()) * self._sizes[k]
+                )
+                histogram, start, width = None, 0.0, 1.0
+                if ranges is not None:
+                    histogram = np.asarray(result["histogram"][g], np.int64)
+                    start, width = ranges[key]
+                stats[key] = TensorStatistics(
+                    count,
+                    minimum,
+                    maximum,
+                    low,
+                    high,
+                    np.array([minimum]),
+                    np.array([maximum]),
+                    histogram,
+                    start,
+                    width,
+                    result["total"][g, valid].sum(0, dtype=np.float64),
+                )
+        return {key: stats[key] for key in self.keys}
 
     def ranges(self, batch: Batch) -> dict[str, TensorStatistics]:
         """First pass: min / max statistics (no histograms) of one batch."""
         zeros = np.zeros(len(self.keys), np.float32)
-        return self._collect(self._call(self._program_jit, batch, zeros, zeros + 1), None)
+        return self._collect(*self._call(batch, zeros, zeros + 1), None)
 
     def histogram_bins(
         self, stats: Mapping[str, TensorStatistics]
@@ -283,7 +377,7 @@ class Observer:
             raise SynapcError("calibration: this observer was made without histograms")
         starts = np.array([bins[key][0] for key in self.keys], np.float32)
         widths = np.array([bins[key][1] for key in self.keys], np.float32)
-        return self._collect(self._call(self._program_jit, batch, starts, widths), bins)
+        return self._collect(*self._call(batch, starts, widths), bins)
 
 
 def _merged(batches: Iterable[dict[str, TensorStatistics]]) -> dict[str, TensorStatistics]:
