@@ -251,7 +251,9 @@ def test_non_finite_values_are_left_out(tmp_path: Path) -> None:
     assert observer.finite_only and observer.traces == 2
     stats = merge_statistics(first, second)
     run, params, keys = lower_observed(model.main, model.weights)
-    samples = [[np.asarray(v) for v in run(params, x)] for b in (finite, mixed) for x in b[0]]
+    samples = [
+        [np.asarray(v) for v in run(params, x)] for b in (finite, mixed) for x in b[0]
+    ]
     left_out = 0
     for k, key in enumerate(keys):
         values = np.stack([s[k] for s in samples])
