@@ -167,7 +167,7 @@ def _on_device(array: np.ndarray | jax.Array) -> jax.Array:
     of a strided (transposed) one compiles a copy program per shape, which cost a
     100-layer model a third of a second."""
     if isinstance(array, np.ndarray):
-        return jax.device_put(np.ascontiguousarray(array))
+        return jax.device_put(np.require(array, requirements="C"))  # 0-d stays 0-d
     return jnp.asarray(array)
 
 

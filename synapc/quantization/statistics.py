@@ -4,16 +4,18 @@ A batch is one array per model input, stacked on a new leading axis: shape
 ``(B, *input.shape)``. The model runs on each sample (`jax.vmap` of the lowered program,
 `synapc.backends.jax.observe`), and the same jitted function reduces every observed
 tensor to its statistics (`TensorStatistics`): per-tensor and per-channel (last axis,
-NHWC) min / max, and a histogram over a range fixed beforehand (`jnp` scatter-add; no
-Python loop over data). Calibration takes two passes, as TensorRT's and onnxruntime's
-entropy calibrators do: the first gives each tensor's range (`Observer.ranges`), the
-second the statistics with histograms over those ranges (`Observer.statistics`);
-`collect_statistics` runs both over a dataset and merges the batches
-(`merge_statistics`).
+NHWC) min / max / sum, and a histogram over a range fixed beforehand (`jnp` scatter-add;
+no Python loop over data). Tensors of one shape are reduced together and samples are
+reduced one by one, then masked on the host: XLA's compile time, most of PTQ's time,
+grows with every operation of the program (`_reduce`). Calibration takes two passes, as
+TensorRT's and onnxruntime's entropy calibrators do: the first gives each tensor's range
+(`Observer.ranges`), the second the statistics with histograms over those ranges
+(`Observer.statistics`); `collect_statistics` runs both over a dataset and merges the
+batches (`merge_statistics`).
 
-Batches are sharded over the JAX devices: a `NamedSharding` over a 1-D mesh ``batch`` of
-the devices splits the batch axis (a batch is padded to a multiple of the device count
-with masked samples, which count nowhere), XLA reduces across devices. On several hosts,
+Batches are sharded over the JAX devices: on several, a `NamedSharding` over a 1-D mesh
+``batch`` of the devices splits the batch axis (a batch is padded to a multiple of the
+device count with masked samples, which count nowhere). On several hosts,
 call `jax.distributed.initialize()` first in every process: `jax.devices()` then lists
 every host's devices, each process feeds the same global batches (or its part of them,
 through `jax.make_array_from_process_local_data`), and the statistics come back
@@ -230,8 +232,11 @@ class Observer:
         # `lower_observed` made, which a mesh's axis types would make JAX redo)
         self._params = jax.device_put(self._params, self._replicated)
         bins = self.bins if self.histograms else 0
+        # per-sample results come back replicated: every host reads all of them
         self._programs = {
-            finite_only: jax.jit(self._program(bins, finite_only))
+            finite_only: jax.jit(
+                self._program(bins, finite_only), out_shardings=self._replicated
+            )
             for finite_only in (False, True)
         }
         # batches are padded to the largest seen: a short one does not retrace
