@@ -209,6 +209,13 @@ def _main(argv: Sequence[str] | None) -> int:
             "preprocess", help="build a model that is only a preprocessing conversion"
         )
     )
+    from synapc.tools import support
+
+    support.add_arguments(
+        commands.add_parser(
+            "support", help="which NPU engine runs each layer, or why the CPU does"
+        )
+    )
     args = parser.parse_args(argv)
     from synapc.errors import SynapcError
 
@@ -221,6 +228,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return image_files.to_raw(args)
         if args.command == "image-from-raw":
             return image_files.from_raw(args)
+        if args.command == "support":
+            return support.run(args)
         if args.command == "preprocess":
             import_jax()
             return preprocess_model.run(args)

@@ -389,6 +389,35 @@ def conversion_pipeline(
     return _imported(path, metafile, where)[1]
 
 
+def converted_model(
+    model: str | os.PathLike[str],
+    meta: str | os.PathLike[str] | None = None,
+    say: Callable[[str], None] = lambda _: None,
+) -> Model:
+    """The IR `convert` compiles for the model file `model` and the metafile `meta`:
+    imported (cut where the metafile says), with its signature, preprocessing and
+    optimizations, and quantized when the metafile asks (calibration included).
+    Nothing is compiled or written."""
+    path = Path(model)
+    if not path.is_file():
+        raise SynapcError(f"{path}: no such model file")
+    metafile = _metafile(meta, path)
+    metafile.require_supported()
+    where = str(metafile.path) if metafile.path is not None else "metafile"
+    imported, passes = _imported(path, metafile, where)
+    quantization = metafile.quantization
+    with metafile_errors(None if metafile.path is None else where):
+        if quantization is not None and quantization.dataset:
+
+            def nothing(*_: object) -> None:
+                return None
+
+            return _quantized(
+                imported, passes, metafile, where, nothing, nothing, say, False
+            )[0]
+        return run_pipeline(imported, passes)
+
+
 def _imported(path: Path, metafile: Metafile, where: str) -> tuple[Model, str]:
     """The model file imported (cut where the metafile says) with the metafile's
     shapes, and the pipeline that converts it."""

@@ -181,7 +181,7 @@ def _wrap(names: Sequence[str], width: int) -> list[str]:
     return [*lines, line]
 
 
-def _table(
+def text_table(
     header: Sequence[str],
     rows: Iterable[Sequence[object]],
     after: Sequence[Sequence[str]] | None = None,
@@ -339,7 +339,7 @@ def _layer_section(
     if in_column:
         for r, names in zip(rows, fused, strict=True):
             r.append("\n".join(_wrap(names, room)) if names else "-")
-        lines = _table([*header, "fused with"], rows)
+        lines = text_table([*header, "fused with"], rows)
     else:
         indent = " " * (len(str(len(rows) - 1)) + 2)
         prefix = "fused with: "
@@ -352,10 +352,10 @@ def _layer_section(
                     for j, line in enumerate(wrapped)
                 ]
             )
-        lines = _table(header, rows, after)
+        lines = text_table(header, rows, after)
     if shortened:
         lines += ["", "Full names of the layer names shortened above"]
-        lines += _table(["#", "layer"], shortened)
+        lines += text_table(["#", "layer"], shortened)
     return lines
 
 
@@ -393,13 +393,13 @@ def model_info(
     )
     lines += [
         "Inputs",
-        *_table(
+        *text_table(
             ["#", "name", "shape", "layout", "type", "format", "means", "scale"],
             input_rows,
         ),
         "",
         "Outputs",
-        *_table(["#", "name", "shape", "layout", "type", "format"], output_rows),
+        *text_table(["#", "name", "shape", "layout", "type", "format"], output_rows),
         *notes,
         "",
     ]
@@ -416,7 +416,9 @@ def model_info(
     ]
     lines += [
         "Subgraphs",
-        *_table(["#", "delegate", "inputs", "outputs", "layers", "weight bytes"], sub_rows),
+        *text_table(
+            ["#", "delegate", "inputs", "outputs", "layers", "weight bytes"], sub_rows
+        ),
         "",
     ]
 
@@ -435,7 +437,7 @@ def model_info(
     lines.append("")
 
     counts = Counter(op.name.removeprefix("synap.") for op in layers)
-    lines += ["Operations", *_table(["operation", "count"], sorted(counts.items())), ""]
+    lines += ["Operations", *text_table(["operation", "count"], sorted(counts.items())), ""]
 
     weight_bytes = sum(w.nbytes for s in subgraphs for w in s.weights)
     peak, total = activation_peak(func, float_dtype)
