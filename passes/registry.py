@@ -34,6 +34,8 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     # post-training quantization (issue 19)
     "quantize": ("quantize", "QuantizePass"),
     "equalize-layers": ("equalize_layers", "EqualizeLayersPass"),
+    # delegates and subgraphs (issue 20)
+    "partition": ("partition", "PartitionPass"),
 }
 
 

@@ -37,10 +37,11 @@ import numpy as np
 from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
+    ModuleOp,
     StringAttr,
     TensorType,
 )
-from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from synapc.backends.targets import Target
@@ -169,6 +170,30 @@ def _on_device(array: np.ndarray | jax.Array) -> jax.Array:
     if isinstance(array, np.ndarray):
         return jax.device_put(np.require(array, requirements="C"))  # 0-d stays 0-d
     return jnp.asarray(array)
+
+
+def callee_of(func: FuncOp, call: CallOp) -> FuncOp:
+    """The function of `func`'s module that `call` calls (an `UnsupportedOpError` when
+    there is none: a function lowered outside its module cannot call)."""
+    module = func.parent_op()
+    name = call.callee.root_reference.data
+    if isinstance(module, ModuleOp):
+        for op in module.body.block.ops:
+            if isinstance(op, FuncOp) and op.sym_name.data == name:
+                return op
+    raise UnsupportedOpError(f"func.call @{name}: no such function in the module")
+
+
+def delegate_float_dtype(func: FuncOp, target: Target) -> np.dtype:
+    """The float type a subgraph computes in on its delegate (``synap.delegate``): the
+    CPU float32, the GPU float16, the NPU as `compute_float_dtype` says."""
+    delegate = func.attributes.get("synap.delegate")
+    name = delegate.data if isinstance(delegate, StringAttr) else "npu"
+    if name == "cpu" or not target.has_npu:
+        return np.dtype(np.float32)
+    if name == "gpu":
+        return np.dtype(np.float16)
+    return compute_float_dtype(func, target)
 
 
 def _is_quantized_value(value: SSAValue) -> bool:
@@ -367,6 +392,9 @@ def check_function(func: FuncOp, weights: WeightStore) -> None:
         if isinstance(op, ReturnOp):
             continue
         label = op_label(op, position)
+        if isinstance(op, CallOp):
+            callee_of(func, op)  # the callee is checked when it is lowered
+            continue
         if not isinstance(op, ConstantOp) and type(op) not in KERNELS:
             raise UnsupportedOpError(f"{label}: the JAX backend has no kernel for it")
         for j, result in enumerate(op.results):
@@ -529,8 +557,22 @@ def lower(
         device_dtype(numpy_dtype(t.element_type)) for t in func.function_type.outputs.data
     ]
 
+    # a partitioned function calls its subgraphs: each lowered on its own, in its
+    # delegate's float type, its params under "@name/"
+    callees: dict[Operation, tuple[Callable, str, list[str]]] = {}
+    for op in ops:
+        if isinstance(op, CallOp):
+            callee = callee_of(func, op)
+            lowered, sub_params = lower(
+                callee, weights, target, semantics, delegate_float_dtype(callee, target)
+            )
+            prefix = f"@{callee.sym_name.data}/"
+            params.update({prefix + k: v for k, v in sub_params.items()})
+            callees[op] = (lowered, prefix, list(sub_params))
     kernels = {
-        op: kernel_for(op, ctx) for op in ops if not isinstance(op, ConstantOp | ReturnOp)
+        op: kernel_for(op, ctx)
+        for op in ops
+        if not isinstance(op, ConstantOp | ReturnOp | CallOp)
     }
 
     def run(params: dict[str, jax.Array], *inputs: jax.Array) -> list[jax.Array]:
@@ -555,6 +597,12 @@ def lower(
                     args.append(params[layout])
                 else:
                     args.append(layout(env[value]))
+            if op in callees:
+                lowered, prefix, keys = callees[op]
+                results = lowered({k: params[prefix + k] for k in keys}, *args)
+                for value, result in zip(op.results, results, strict=True):
+                    env[value] = result
+                continue
             shapes = [r.type.get_shape() for r in op.results]  # type: ignore[attr-defined]
             if all(0 in shape for shape in shapes):
                 # empty results hold no values: no kernel has to cope with empty tensors

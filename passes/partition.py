@@ -1,0 +1,257 @@
+"""`partition{default=npu max-partitions=0 min-nodes-per-partition=1}`: split `@main`
+into subgraphs by delegate and outline each into a function that `@main` calls.
+
+Every layer of `@main` runs on the delegate its ``synap.delegate`` attribute names
+(``npu``, ``gpu`` or ``cpu``; `default` for layers without one). A layer that carries a
+``synap.fallback`` reason cannot run on an accelerator (its support rule said why), so
+the knobs below never move it onto one. Layers are grouped into as few subgraphs as
+possible with every subgraph convex: the graph of subgraphs stays acyclic (a subgraph
+never depends on itself through another), so the subgraphs run one after another in a
+topological order. Then, as TFLite's delegate options do:
+
+- `min_nodes_per_partition`: an accelerator subgraph with fewer layers moves to the CPU;
+- `max_partitions` (0: no limit): while there are more subgraphs, the smallest
+  accelerator subgraph moves to the CPU (a CPU can run any layer).
+
+Each subgraph becomes ``func.func private @subgraph<k>`` with the attribute
+``synap.delegate``, taking the values it reads from outside (model inputs or other
+subgraphs' results) and returning those read outside it; the constants it reads are
+copied into it (weights belong to their subgraph). `@main` keeps its signature and calls
+the subgraphs in order. The graph algorithms (topological orders, the acyclicity of the
+quotient graph) are networkx's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+from xdsl.context import Context
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from synapc.dialects.synap.constant import ConstantOp
+from synapc.passes.apply_layout import main_function, return_of
+
+#: The delegates a layer may run on.
+DELEGATES = ("npu", "gpu", "cpu")
+#: The attribute naming a layer's delegate (on layers) or a subgraph's (on functions).
+DELEGATE = "synap.delegate"
+#: The attribute giving why a layer cannot run on an accelerator.
+FALLBACK = "synap.fallback"
+
+
+def delegate_of(op: Operation, default: str) -> str:
+    """The delegate a layer asks for (`default` when it names none)."""
+    attr = op.attributes.get(DELEGATE)
+    return attr.data if isinstance(attr, StringAttr) else default
+
+
+def layer_graph(ops: Sequence[Operation]) -> nx.DiGraph:
+    """The dataflow graph of the layers `ops` (constants left out): an edge from the
+    layer that defines a value to each layer that reads it."""
+    graph = nx.DiGraph()
+    index = {op: k for k, op in enumerate(ops)}
+    graph.add_nodes_from(range(len(ops)))
+    for k, op in enumerate(ops):
+        for value in op.operands:
+            owner = value.owner
+            if isinstance(owner, Operation) and owner in index:
+                graph.add_edge(index[owner], k)
+    return graph
+
+
+def convex_groups(
+    graph: nx.DiGraph,
+    delegates: Sequence[str],
+    max_partitions: int = 0,
+    min_nodes: int = 1,
+) -> list[tuple[str, list[int]]]:
+    """Nodes of the DAG `graph` grouped into subgraphs of one delegate each
+    (`delegates[n]`), the quotient graph acyclic: ``(delegate, nodes)`` in a topological
+    order of the groups, with the knobs of the module docstring. Knobs only ever move
+    nodes to the CPU, which runs any layer."""
+    delegates = list(delegates)
+    while True:
+        groups = _merged_groups(graph, delegates)
+        small = [
+            g for g in groups if delegates[g[0]] != "cpu" and len(g) < max(min_nodes, 1)
+        ]
+        accelerated = [g for g in groups if delegates[g[0]] != "cpu"]
+        if not accelerated or (
+            not small and (max_partitions <= 0 or len(groups) <= max_partitions)
+        ):
+            # (only CPU subgraphs left: as few as convexity allows)
+            return [(delegates[g[0]], g) for g in groups]
+        for n in min(small or accelerated, key=len):
+            delegates[n] = "cpu"
+
+
+def _merged_groups(graph: nx.DiGraph, delegates: Sequence[str]) -> list[list[int]]:
+    """Greedy convex grouping: in topological order, a node joins the group of one of
+    its same-delegate predecessors (the latest first) when the quotient graph stays
+    acyclic, else starts a group; then groups of one delegate merge pairwise while the
+    quotient stays acyclic."""
+    group_of: dict[int, int] = {}
+    for node in nx.lexicographical_topological_sort(graph):
+        candidates = sorted(
+            {
+                group_of[p]
+                for p in graph.predecessors(node)
+                if delegates[p] == delegates[node]
+            },
+            reverse=True,
+        )
+        group_of[node] = len(group_of) + len(graph)  # a fresh group id
+        for group in candidates:
+            trial = dict(group_of)
+            trial[node] = group
+            if _acyclic(graph, trial):
+                group_of[node] = group
+                break
+    ids = sorted(set(group_of.values()))
+    merged = True
+    while merged:
+        merged = False
+        for i, a in enumerate(ids):
+            for b in ids[i + 1 :]:
+                if delegates[_any(group_of, a)] != delegates[_any(group_of, b)]:
+                    continue
+                trial = {n: (a if g == b else g) for n, g in group_of.items()}
+                if _acyclic(graph, trial):
+                    group_of, merged = trial, True
+                    ids = sorted(set(group_of.values()))
+                    break
+            if merged:
+                break
+    quotient = _quotient(graph, group_of)
+    order = list(nx.lexicographical_topological_sort(quotient, key=lambda g: min(
+        n for n, h in group_of.items() if h == g)))  # fmt: skip
+    return [sorted(n for n, g in group_of.items() if g == group) for group in order]
+
+
+def _any(group_of: dict[int, int], group: int) -> int:
+    return next(n for n, g in group_of.items() if g == group)
+
+
+def _quotient(graph: nx.DiGraph, group_of: dict[int, int]) -> nx.DiGraph:
+    quotient = nx.DiGraph()
+    quotient.add_nodes_from(set(group_of.values()))
+    quotient.add_edges_from(
+        (group_of[a], group_of[b])
+        for a, b in graph.edges
+        if a in group_of and b in group_of and group_of[a] != group_of[b]
+    )
+    return quotient
+
+
+def _acyclic(graph: nx.DiGraph, group_of: dict[int, int]) -> bool:
+    return nx.is_directed_acyclic_graph(_quotient(graph, group_of))
+
+
+@dataclass(frozen=True)
+class PartitionPass(ModulePass):
+    """Split `@main` into convex subgraphs by delegate and outline each (see the
+    module docstring)."""
+
+    name = "partition"
+
+    #: The delegate of layers without a ``synap.delegate`` attribute.
+    default: str = "npu"
+    #: At most this many subgraphs (0: no limit); the smallest accelerator ones move to
+    #: the CPU.
+    max_partitions: int = 0
+    #: Accelerator subgraphs with fewer layers move to the CPU.
+    min_nodes_per_partition: int = 1
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.default not in DELEGATES:
+            raise ValueError(
+                f"partition: default={self.default}: expected one of {', '.join(DELEGATES)}"
+            )
+        if self.max_partitions < 0 or self.min_nodes_per_partition < 0:
+            raise ValueError("partition: max-partitions and min-nodes-per-partition >= 0")
+        main = main_function(op)
+        if any(isinstance(o, CallOp) for o in main.body.block.ops):
+            raise ValueError("partition: @main is already partitioned")
+        ret = return_of(main)
+        layers = [
+            o for o in main.body.block.ops if not isinstance(o, ConstantOp | ReturnOp)
+        ]
+        delegates = [delegate_of(o, self.default) for o in layers]
+        for n, (layer, delegate) in enumerate(zip(layers, delegates, strict=True)):
+            if delegate not in DELEGATES:
+                raise ValueError(
+                    f"partition: a layer asks for delegate '{delegate}' (expected one "
+                    f"of {', '.join(DELEGATES)})"
+                )
+            if FALLBACK in layer.attributes:
+                delegates[n] = "cpu"
+        groups = convex_groups(
+            layer_graph(layers),
+            delegates,
+            self.max_partitions,
+            self.min_nodes_per_partition,
+        )
+        for k, (delegate, group) in enumerate(groups):
+            _outline(op, main, ret, [layers[n] for n in group], delegate, k)
+
+
+def _outline(
+    module: ModuleOp,
+    main: FuncOp,
+    ret: ReturnOp,
+    ops: list[Operation],
+    delegate: str,
+    index: int,
+) -> None:
+    """Move `ops` (in order) into a new function ``@subgraph<index>`` on `delegate`,
+    called from `@main` just before its return (so calls follow the groups' order)."""
+    inside = set(ops)
+    inputs: list[SSAValue] = []
+    constants: list[ConstantOp] = []
+    for o in ops:
+        for value in o.operands:
+            owner = value.owner
+            if isinstance(owner, ConstantOp):
+                if owner not in constants:
+                    constants.append(owner)
+            elif owner not in inside and value not in inputs:
+                inputs.append(value)
+    outputs = [
+        r for o in ops for r in o.results if any(u.operation not in inside for u in r.uses)
+    ]
+    block = Block(arg_types=[v.type for v in inputs])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args, strict=True))
+    for constant in constants:
+        copy = constant.clone()
+        block.add_op(copy)
+        mapping[constant.results[0]] = copy.results[0]
+    call = CallOp(f"subgraph{index}", inputs, [v.type for v in outputs])
+    main.body.block.insert_op_before(call, ret)
+    for o in ops:
+        o.detach()
+        block.add_op(o)
+        for i, value in enumerate(o.operands):
+            if value in mapping:
+                o.operands[i] = mapping[value]
+    block.add_op(ReturnOp(*outputs))
+    for value, result in zip(outputs, call.results, strict=True):
+        for use in list(value.uses):
+            if use.operation.parent_block() is not block:
+                use.operation.operands[use.index] = result
+    for constant in constants:
+        if not constant.results[0].uses:
+            Rewriter.erase_op(constant)
+    function = FuncOp(
+        f"subgraph{index}",
+        FunctionType.from_lists([v.type for v in inputs], [v.type for v in outputs]),
+        Region(block),
+        visibility="private",
+    )
+    function.attributes[DELEGATE] = StringAttr(delegate)
+    module.body.block.add_op(function)
