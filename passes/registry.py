@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
-#: pass name -> (module under synapc.passes, class name)
+#: pass name -> (module under synapc.passes, or a full module path for the passes that
+#: live with what they need, class name)
 _LOCATIONS: dict[str, tuple[str, str]] = {
     "canonicalize": ("canonicalize", "CanonicalizePass"),
     "cse": ("cse", "CSEPass"),
@@ -35,6 +36,8 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     "quantize": ("quantize", "QuantizePass"),
     "equalize-layers": ("equalize_layers", "EqualizeLayersPass"),
     # delegates and subgraphs (issue 20)
+    "assign-delegates": ("assign_delegates", "AssignDelegatesPass"),
+    "place-layers": ("synapc.backends.targets.place_layers", "PlaceLayersPass"),
     "partition": ("partition", "PartitionPass"),
 }
 
@@ -48,7 +51,8 @@ def _loader(
     module: str, cls: str, alias: str | None = None
 ) -> Callable[[], type[ModulePass]]:
     def load() -> type[ModulePass]:
-        pass_class = getattr(importlib.import_module(f"synapc.passes.{module}"), cls)
+        path = module if module.startswith("synapc.") else f"synapc.passes.{module}"
+        pass_class = getattr(importlib.import_module(path), cls)
         if alias is None:
             return pass_class
         return type(pass_class.__name__, (pass_class,), {"name": alias})

@@ -45,7 +45,7 @@ def _convert(args: argparse.Namespace) -> int:
     if args.print_pipeline:
         from synapc.convert.convert import conversion_pipeline
 
-        print(conversion_pipeline(args.model, args.meta))
+        print(conversion_pipeline(args.model, args.meta, args.target))
         return 0
     if args.out_dir is None:
         raise SynapcError("convert: --out-dir is required (except with --print-pipeline)")

@@ -681,18 +681,14 @@ def test_anchors_substitution() -> None:
 # --------------------------------------------------------------------------------------
 
 
-def test_unsupported_features_are_named() -> None:
+def test_every_feature_is_supported() -> None:
     meta = parse(FULL)
-    # (preprocess is supported: insert-preprocess; quantization: synapc.quantization)
+    # (preprocess: insert-preprocess; quantization: synapc.quantization; delegate:
+    # assign-delegates / place-layers / partition)
     assert meta.unsupported() == []
     meta.require_supported()
-    for delegate in ("gpu", "cpu", "auto"):
-        (problem,) = parse(f"delegate: {delegate}\n").unsupported()
-        assert problem.startswith(f"delegate: '{delegate}' is not supported by synapc yet")
-    (problem,) = parse("delegate: {'*': npu}\n").unsupported()
-    assert problem.startswith("delegate: per-layer delegate maps are not supported")
-    for delegate in ("default", "npu"):
-        parse(f"delegate: {delegate}\n").require_supported()
+    for delegate in ("default", "npu", "gpu", "cpu", "auto", "{'*': npu, '63': cpu}"):
+        assert parse(f"delegate: {delegate}\n").unsupported() == []
     # Security is accepted with a warning, not refused.
     meta = parse("security: {file: k}\noutputs: [{security: any}]\n")
     assert meta.unsupported() == []

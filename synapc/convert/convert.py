@@ -25,7 +25,7 @@ from xdsl.passes import ModulePass
 from synapc.backends.package import StateSpec, build_package
 from synapc.backends.targets import get_target
 from synapc.convert import signature
-from synapc.convert.executable import build_subgraph, layer_ops
+from synapc.convert.executable import build_subgraphs, model_layers
 from synapc.convert.model_info import layer_names, model_info
 from synapc.convert.output import (
     INTERMEDIATE,
@@ -46,6 +46,7 @@ from synapc.metafile import (
     parse_metafile,
 )
 from synapc.model import Model
+from synapc.passes.assign_delegates import record_delegate_map
 from synapc.passes.insert_preprocess import package_metadata
 
 __all__ = [
@@ -205,7 +206,7 @@ def _convert(
             stages[f"{INTERMEDIATE}/{index:02d}_{stage}.mlir"] = text.getvalue().encode()
 
     tick = time.perf_counter()
-    model, passes = _imported(path, metafile, where)
+    model, passes = _imported(path, metafile, where, spec.name)
     say(f"imported {path.name} in {time.perf_counter() - tick:.1f} s")
     keep("imported", model.module)
     if preserve:
@@ -348,15 +349,17 @@ def package_files(
     outputs = signature.output_specs(optimized)
 
     tick = time.perf_counter()
-    subgraph = build_subgraph(optimized, spec, inputs, outputs, profiling, say)
+    subgraphs, output_refs = build_subgraphs(
+        optimized, spec, inputs, outputs, profiling, say
+    )
     say(f"compiled and exported in {time.perf_counter() - tick:.1f} s")
     package = build_package(
         target=spec.name,
         source={"model": source, "sha256": fields["model"], "synapc": fields["synapc"]},
         inputs=inputs,
         outputs=outputs,
-        output_refs=[(0, j) for j in range(len(outputs))],
-        subgraphs=[subgraph],
+        output_refs=output_refs,
+        subgraphs=subgraphs,
         metadata={**metadata, **package_metadata(optimized.main)},
         state=[StateSpec(s.name, s.input, s.output, s.initial) for s in optimized.state],
     )
@@ -368,30 +371,33 @@ def package_files(
         source_layer_names=source_layer_names,
         inputs=inputs,
         outputs=outputs,
-        subgraphs=[subgraph],
-        layers=layer_ops(optimized.main),
+        subgraphs=subgraphs,
+        layers=model_layers(optimized.main, spec),
     )
     return {PACKAGE: package, MODEL_INFO: info.encode()}
 
 
 def conversion_pipeline(
-    model: str | os.PathLike[str], meta: str | os.PathLike[str] | None = None
+    model: str | os.PathLike[str],
+    meta: str | os.PathLike[str] | None = None,
+    target: str = "VS680",
 ) -> str:
     """The pass pipeline (a ``-p`` spec for `synapc-opt`) that `convert` runs on the
-    imported model file `model` for the metafile `meta`: the model is imported and the
-    metafile checked against it, nothing is compiled or written."""
+    imported model file `model` for the metafile `meta` and `target`: the model is
+    imported and the metafile checked against it, nothing is compiled or written."""
     path = Path(model)
     if not path.is_file():
         raise SynapcError(f"{path}: no such model file")
     metafile = _metafile(meta, path)
     metafile.require_supported()
     where = str(metafile.path) if metafile.path is not None else "metafile"
-    return _imported(path, metafile, where)[1]
+    return _imported(path, metafile, where, target)[1]
 
 
 def converted_model(
     model: str | os.PathLike[str],
     meta: str | os.PathLike[str] | None = None,
+    target: str = "VS680",
     say: Callable[[str], None] = lambda _: None,
 ) -> Model:
     """The IR `convert` compiles for the model file `model` and the metafile `meta`:
@@ -404,7 +410,7 @@ def converted_model(
     metafile = _metafile(meta, path)
     metafile.require_supported()
     where = str(metafile.path) if metafile.path is not None else "metafile"
-    imported, passes = _imported(path, metafile, where)
+    imported, passes = _imported(path, metafile, where, target)
     quantization = metafile.quantization
     with metafile_errors(None if metafile.path is None else where):
         if quantization is not None and quantization.dataset:
@@ -418,11 +424,15 @@ def converted_model(
         return run_pipeline(imported, passes)
 
 
-def _imported(path: Path, metafile: Metafile, where: str) -> tuple[Model, str]:
+def _imported(path: Path, metafile: Metafile, where: str, target: str) -> tuple[Model, str]:
     """The model file imported (cut where the metafile says) with the metafile's
-    shapes, and the pipeline that converts it."""
+    shapes (and its delegate map, for ``assign-delegates``), and the pipeline that
+    converts it for `target`."""
     model = signature.import_with_metafile(path, metafile, where, _cut(metafile) or None)
-    return model, pipeline(model, metafile, where, signature.source_layout(path.name))
+    if isinstance(metafile.delegate, tuple):
+        record_delegate_map(model.module, metafile.delegate)
+    layout = signature.source_layout(path.name)
+    return model, pipeline(model, metafile, where, layout, target)
 
 
 def _cut(metafile: Metafile) -> list[str]:

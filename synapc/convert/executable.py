@@ -1,9 +1,10 @@
 """Lower an optimized model for a target and export it as the package's executable(s).
 
-The whole model becomes one `jax.export` program. A `--profiling` build also exports every
-layer as a program of its own (the layer op with its constant operands, computing floats
-in the whole model's dtype), so the runtime can time layers one by one, as the vendor's
-profiling builds do.
+The whole model becomes one `jax.export` program, or, once partitioned (``partition``),
+one per subgraph, each computing in its delegate's float type (`build_subgraphs`). A
+`--profiling` build also exports every layer as a program of its own (the layer op with
+its constant operands, computing floats in the whole model's dtype), so the runtime can
+time layers one by one, as the vendor's profiling builds do.
 """
 
 from __future__ import annotations
@@ -12,11 +13,17 @@ from collections.abc import Callable
 
 import jax
 from xdsl.dialects.builtin import TensorType
-from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from synapc.backends.jax.export import export_program
-from synapc.backends.jax.lowering import UnsupportedOpError, compute_float_dtype, lower
+from synapc.backends.jax.lowering import (
+    UnsupportedOpError,
+    callee_of,
+    compute_float_dtype,
+    delegate_float_dtype,
+    lower,
+)
 from synapc.backends.package import ProfiledLayer, Subgraph, TensorSpec
 from synapc.backends.targets import Target
 from synapc.dialects.synap.constant import ConstantOp
@@ -68,6 +75,111 @@ def build_subgraph(
         input_refs=[(-1, i) for i in range(len(inputs))],
         layers=layers,
         layer_outputs=layer_outputs,
+    )
+
+
+def subgraph_calls(func: FuncOp) -> list[CallOp]:
+    """The calls of a partitioned `@main` to its subgraphs, in order (none before
+    ``partition``)."""
+    return [op for op in func.body.block.ops if isinstance(op, CallOp)]
+
+
+def build_subgraphs(
+    model: Model,
+    target: Target,
+    inputs: list[TensorSpec],
+    outputs: list[TensorSpec],
+    profiling: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[list[Subgraph], list[tuple[int, int]]]:
+    """The package's subgraphs and where each model output comes from: the whole model
+    as one subgraph (`build_subgraph`), or each subgraph of a partitioned `@main`
+    exported on its own, reading model inputs and earlier subgraphs' outputs."""
+    calls = subgraph_calls(model.main)
+    if not calls:
+        subgraph = build_subgraph(model, target, inputs, outputs, profiling, progress)
+        return [subgraph], [(0, j) for j in range(len(outputs))]
+    if profiling:
+        raise SynapcError(
+            f"{model.source or 'model'}: --profiling builds of a model split into "
+            "subgraphs are not supported yet"
+        )
+    where: dict[SSAValue, tuple[int, int]] = {
+        arg: (-1, i) for i, arg in enumerate(model.main.body.block.args)
+    }
+    subgraphs = []
+    for k, call in enumerate(calls):
+        callee = callee_of(model.main, call)
+        delegate = callee.attributes["synap.delegate"].data  # type: ignore[attr-defined]
+        try:
+            function, params = lower(
+                callee,
+                model.weights,
+                target,
+                model.integer_semantics,
+                delegate_float_dtype(callee, target),
+            )
+        except UnsupportedOpError as error:
+            raise SynapcError(f"{model.source or 'model'}: {error}") from None
+        arg_types = list(callee.function_type.inputs.data)
+        executable, weights = export_program(function, params, _avals(arg_types))  # type: ignore[arg-type]
+        register_programs([executable])
+        refs = [where[v] for v in call.operands]
+        sub_inputs = [
+            inputs[i] if source == -1 else subgraphs[source].outputs[i]
+            for source, i in refs
+        ]
+        sub_outputs = [
+            _intermediate_spec(f"subgraph{k}:{j}", result.type)  # type: ignore[arg-type]
+            for j, result in enumerate(call.results)
+        ]
+        for j, result in enumerate(call.results):
+            where[result] = (k, j)
+        subgraphs.append(
+            Subgraph(delegate, executable, weights, sub_inputs, sub_outputs, refs)
+        )
+    ret = model.main.body.block.last_op
+    assert isinstance(ret, ReturnOp)
+    output_refs = []
+    for j, value in enumerate(ret.operands):
+        source, index = where[value]
+        if source == -1:
+            raise SynapcError(
+                f"{model.source or 'model'}: output #{j} is model input #{index} "
+                "itself; a package output comes from a subgraph"
+            )
+        # the model output's description (name, format) where the subgraph computes it
+        subgraphs[source].outputs[index] = outputs[j]
+        output_refs.append((source, index))
+    return subgraphs, output_refs
+
+
+def model_layers(func: FuncOp, target: Target) -> list[tuple[int, Operation, str]]:
+    """Every layer the package runs as ``(subgraph, op, delegate)``: the layers of
+    `@main` on the target's first delegate, or those of each subgraph of a partitioned
+    `@main` on its delegate."""
+    calls = subgraph_calls(func)
+    if not calls:
+        return [(0, op, target.delegates[0]) for op in layer_ops(func)]
+    out = []
+    for k, call in enumerate(calls):
+        callee = callee_of(func, call)
+        delegate = callee.attributes["synap.delegate"].data  # type: ignore[attr-defined]
+        out += [(k, op, delegate) for op in layer_ops(callee)]
+    return out
+
+
+def _intermediate_spec(name: str, t: TensorType) -> TensorSpec:
+    """The package description of a tensor passed between subgraphs."""
+    from synapc.convert.signature import quantization_of
+    from synapc.model import TensorInfo
+
+    info = TensorInfo(name, tuple(t.get_shape()), t.element_type)
+    return TensorSpec(
+        name=name,
+        shape=info.shape,
+        data_type=info.dtype.name,
+        quantization=quantization_of(info),
     )
 
 

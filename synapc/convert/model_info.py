@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -53,6 +53,7 @@ from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap.base import is_float
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, numpy_dtype
+from synapc.passes.layer_patterns import source_layers
 
 #: The line width model_info.txt keeps to.
 WIDTH = 120
@@ -66,18 +67,6 @@ MIN_FUSED_WIDTH = 24
 ELLIPSIS = "..."
 
 _FLOAT_NAMES = {"float16": "f16", "float32": "f32", "float64": "f64", "bfloat16": "bf16"}
-
-
-def source_layers(op: Operation) -> list[str]:
-    """The source layers an op computes: its own `layer_name` and its `fused_layers`."""
-    names = []
-    own = op.attributes.get("layer_name")
-    if isinstance(own, StringAttr):
-        names.append(own.data)
-    fused = op.attributes.get("fused_layers")
-    if isinstance(fused, ArrayAttr):
-        names += [a.data for a in fused.data if isinstance(a, StringAttr)]
-    return names
 
 
 def layer_names(func: FuncOp) -> list[str]:
@@ -296,13 +285,13 @@ def activation_peak(func: FuncOp, float_dtype: np.dtype | None = None) -> tuple[
 
 
 def _layer_section(
-    layers: Sequence[Operation], delegate: str, float_dtype: np.dtype
+    layers: Sequence[tuple[int, Operation, str]], float_dtype: np.dtype
 ) -> list[str]:
     """The layer table, followed by the full names of the layer names it shortened."""
     header = ["#", "layer", "type", "output shape", "output type", "delegate"]
     rows: list[list[str]] = []
     fused: list[list[str]] = []
-    for k, op in enumerate(layers):
+    for k, (_, op, delegate) in enumerate(layers):
         names = list(dict.fromkeys(source_layers(op)))
         rows.append(
             [
@@ -310,7 +299,9 @@ def _layer_section(
                 names[0] if names else "-",
                 op.name.removeprefix("synap."),
                 _shape(op.results[0]) if op.results else "-",
-                _output_type(op, float_dtype),
+                _output_type(
+                    op, np.dtype(np.float32) if delegate == "cpu" else float_dtype
+                ),
                 delegate,
             ]
         )
@@ -368,10 +359,11 @@ def model_info(
     inputs: Sequence[TensorSpec],
     outputs: Sequence[TensorSpec],
     subgraphs: Sequence[Subgraph],
-    layers: Sequence[Operation],
+    layers: Sequence[tuple[int, Operation, str]],
 ) -> str:
     """The text of model_info.txt for `func` converted for `target`, and its package
-    parts; `source_layer_names` are the layer names of the model as imported."""
+    parts; `source_layer_names` are the layer names of the model as imported; `layers`
+    are ``(subgraph, op, delegate)`` of every layer the package runs."""
     float_dtype = compute_float_dtype(func, target)
     why = (
         " (the model has quantized tensors: its float tensors are f32 on every target)"
@@ -409,7 +401,7 @@ def model_info(
             s.delegate,
             len(s.inputs),
             len(s.outputs),
-            len(layers),
+            sum(1 for k, _, _ in layers if k == i),
             sum(w.nbytes for w in s.weights),
         ]
         for i, s in enumerate(subgraphs)
@@ -422,13 +414,12 @@ def model_info(
         "",
     ]
 
-    delegate = subgraphs[0].delegate if subgraphs else "-"
     lines += [
         f"Layers ({_count(len(layers), 'layer')} computing "
         f"{_count(len(source_layer_names), 'source layer')})",
-        *_layer_section(layers, delegate, float_dtype),
+        *_layer_section(layers, float_dtype),
     ]
-    found = {n for op in layers for n in source_layers(op)}
+    found = {n for _, op, _ in layers for n in source_layers(op)}
     gone = [n for n in dict.fromkeys(source_layer_names) if n not in found]
     if gone:
         prefix = "source layers folded into constants or removed: "
@@ -436,7 +427,7 @@ def model_info(
         lines += [prefix + wrapped[0], *(" " * len(prefix) + w for w in wrapped[1:])]
     lines.append("")
 
-    counts = Counter(op.name.removeprefix("synap.") for op in layers)
+    counts = Counter(op.name.removeprefix("synap.") for _, op, _ in layers)
     lines += ["Operations", *text_table(["operation", "count"], sorted(counts.items())), ""]
 
     weight_bytes = sum(w.nbytes for s in subgraphs for w in s.weights)

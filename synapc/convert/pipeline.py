@@ -55,13 +55,44 @@ _T = TypeVar("_T")
 PassCallback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]
 
 
-def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -> str:
+def pipeline(
+    model: Model, metafile: Metafile, where: str, source_layout: str, target: str
+) -> str:
     """The ``-p`` spec of the passes that turn the imported `model` into the IR
-    `synapc convert` compiles, as the metafile asks (`where` names the metafile in
-    errors; `source_layout` is the source framework's I/O layout, see
+    `synapc convert` compiles for `target`, as the metafile asks (`where` names the
+    metafile in errors; `source_layout` is the source framework's I/O layout, see
     `signature.source_layout`). A streaming model's state inputs and outputs are bound
     to no metafile entry and keep their types and layout."""
-    return ",".join(pipeline_steps(model, metafile, where, source_layout))
+    steps = pipeline_steps(model, metafile, where, source_layout)
+    return ",".join(steps + placement_steps(metafile, target, where))
+
+
+def placement_steps(metafile: Metafile, target: str, where: str) -> list[str]:
+    """The steps that split the model by the metafile's ``delegate`` on `target`:
+    ``default`` and ``npu`` keep the whole model on the target's first delegate;
+    ``auto`` keeps it on the NPU except the layers the NPU cannot run, which fall back
+    to the CPU (``place-layers``); ``gpu`` / ``cpu`` put every layer there; a map
+    assigns layers (``assign-delegates``), the NPU's rules applying to those on it."""
+    from synapc.backends.targets import get_target
+
+    spec = get_target(target)
+    first = spec.delegates[0]
+    delegate = metafile.delegate
+    asked = [d for _, d in delegate] if isinstance(delegate, tuple) else [delegate]
+    for name in asked:
+        if name not in ("default", "auto") and name not in spec.delegates:
+            raise SynapcError(
+                f"{where}: delegate: {spec.name} has no '{name}' delegate (its "
+                f"delegates: {', '.join(spec.delegates)})"
+            )
+    if delegate in ("default", "npu"):
+        return []
+    if delegate in ("gpu", "cpu"):
+        return [f"partition{{default={delegate}}}"]
+    place = [f"place-layers{{target={spec.name}}}"] if spec.has_npu else []
+    if delegate == "auto":
+        return [*place, f"partition{{default={first}}}"]
+    return [f"assign-delegates{{default={first}}}", *place, f"partition{{default={first}}}"]
 
 
 def pipeline_steps(

@@ -12,7 +12,6 @@ needs on `@main`'s arguments and results, which `input_specs` / `output_specs` r
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +31,7 @@ from synapc.io_attributes import (
 )
 from synapc.metafile import InputSpec, Metafile
 from synapc.model import Model, TensorInfo
+from synapc.passes.layer_patterns import close_names
 
 if TYPE_CHECKING:
     import onnx
@@ -42,12 +42,6 @@ def source_layout(model_path: str) -> str:
     TorchScript channels-first; synap IR files are channels-last like the dialect."""
     suffix = model_path.rsplit(".", 1)[-1].lower() if "." in model_path else ""
     return "nchw" if suffix in ("onnx", "pt", "pth", "torchscript") else "nhwc"
-
-
-def close_names(name: str, candidates: Sequence[str]) -> str:
-    """``'a', 'b'`` — the candidates closest to `name`, for error messages."""
-    close = difflib.get_close_matches(name, list(candidates), n=5, cutoff=0.3)
-    return ", ".join(f"'{c}'" for c in close or list(candidates)[:5])
 
 
 def bind_entries(names: Sequence[str], meta: Metafile, where: str) -> list[int | None]:

@@ -38,8 +38,6 @@ INPUT_FORMATS = ("rgb", "bgr")
 DATA_TYPES = ("uint8", "int8", "int16", "float16")
 ALGORITHMS = ("standard", "kl_divergence", "moving_average", "percentile", "mse")
 
-#: Delegates synapc runs today: the target's first one (the NPU on VS680 / VS640).
-_SUPPORTED_DELEGATES = ("default", "npu")
 _SECURITY_WARNING = "recorded; synapc does not encrypt models"
 
 
@@ -151,21 +149,9 @@ class Metafile:
 
     def unsupported(self) -> list[str]:
         """One message per field whose feature synapc does not implement yet, with its
-        field path; `require_supported` turns the first into an error."""
-        problems: list[str] = []
-        if isinstance(self.delegate, tuple):
-            problems.append(
-                "delegate: per-layer delegate maps are not supported by synapc yet "
-                "(every layer runs on the NPU; heterogeneous execution comes with "
-                "graph partitioning)"
-            )
-        elif self.delegate not in _SUPPORTED_DELEGATES:
-            problems.append(
-                f"delegate: '{self.delegate}' is not supported by synapc yet (use "
-                "'default' or 'npu'; heterogeneous execution comes with graph "
-                "partitioning)"
-            )
-        return problems
+        field path; `require_supported` turns the first into an error (none today:
+        every field is implemented)."""
+        return []
 
     def warnings(self) -> list[str]:
         """One message per accepted field that has no effect yet (the `security` fields:

@@ -24,24 +24,19 @@ dynamic fixed point scheme).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import networkx as nx
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, StringAttr, f64
-from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, StringAttr, f64
+from xdsl.dialects.func import FuncOp
 
 from synapc.backends.jax.observe import observed_values
-from synapc.convert.model_info import source_layers
-from synapc.convert.signature import close_names
 from synapc.dialects.quant import f64_array
-from synapc.dialects.synap.constant import ConstantOp
 from synapc.errors import SynapcError
 from synapc.io_attributes import set_io_attributes
 from synapc.model import Model
+from synapc.passes.layer_patterns import dataflow_graph, match_layers
 from synapc.passes.quantize import CHANNEL_RANGE_ATTR, CHANNELWISE_PRODUCERS
 from synapc.quantization.ranges import tensor_range
 from synapc.quantization.statistics import TensorStatistics
@@ -96,22 +91,6 @@ def _float_positions(func: FuncOp) -> tuple[list[int], list[int]]:
     return ops, args
 
 
-def _graph(ops: list[Operation]) -> nx.DiGraph:
-    """The def-use graph of the body's ops (by position; constants and the return
-    left out)."""
-    where = {op: p for p, op in enumerate(ops)}
-    graph = nx.DiGraph()
-    for p, op in enumerate(ops):
-        if isinstance(op, ConstantOp | ReturnOp):
-            continue
-        graph.add_node(p)
-        for operand in op.operands:
-            owner = operand.owner
-            if owner in where and not isinstance(owner, ConstantOp):
-                graph.add_edge(where[owner], p)
-    return graph
-
-
 def _entries(data_type: DataType) -> list[tuple[str, str]]:
     if isinstance(data_type, Mapping):
         return [(str(k), str(v)) for k, v in data_type.items()]
@@ -137,7 +116,7 @@ def layer_types(func: FuncOp, data_type: DataType, field: str) -> LayerTypes:
         raise SynapcError(f"{field}: 'uint8' and 'int8' cannot both appear in a map")
     default = "int8" if "int8" in used else "uint8"
     ops = list(func.body.block.ops)
-    graph = _graph(ops)
+    graph = dataflow_graph(ops)
     op_types = dict.fromkeys(positions, default)
     arg_types = dict.fromkeys(args, default)
     # '*' applies first, whatever its place in the map; then the rest in order
@@ -149,7 +128,7 @@ def layer_types(func: FuncOp, data_type: DataType, field: str) -> LayerTypes:
         elif pattern == INPUTS:
             arg_types = dict.fromkeys(arg_types, value)
         else:
-            for p in _matches(pattern, ops, graph, field):
+            for p in match_layers(pattern, ops, graph, field):
                 if p in op_types:
                     op_types[p] = value
     return LayerTypes(op_types, arg_types)
@@ -162,11 +141,11 @@ def named_layers(func: FuncOp, data_type: DataType, field: str) -> set[int]:
     if isinstance(data_type, str):
         return set()
     ops = list(func.body.block.ops)
-    graph = _graph(ops)
+    graph = dataflow_graph(ops)
     found: set[int] = set()
     for pattern, _ in _entries(data_type):
         if pattern not in ("*", INPUTS):
-            found |= _matches(pattern, ops, graph, field)
+            found |= match_layers(pattern, ops, graph, field)
     return found
 
 
@@ -176,51 +155,6 @@ def _check_type(value: str, field: str) -> None:
             f"{field}: unknown data type '{value}' (expected one of "
             f"{', '.join(QUANT_TYPES)})"
         )
-
-
-_INDEX = re.compile(r"@(\d+)")
-
-
-def _matches(pattern: str, ops: list[Operation], graph: nx.DiGraph, field: str) -> set[int]:
-    """Op positions a name, ``name...`` or ``@id`` pattern selects."""
-    index = _INDEX.fullmatch(pattern)
-    if index is not None:
-        wanted = int(index.group(1))
-        found = {
-            p
-            for p, op in enumerate(ops)
-            if isinstance(a := op.attributes.get("layer_index"), IntegerAttr)
-            and a.value.data == wanted
-        }
-        if not found:
-            indices = sorted(
-                {
-                    f"@{a.value.data}"
-                    for op in ops
-                    if isinstance(a := op.attributes.get("layer_index"), IntegerAttr)
-                },
-                key=lambda s: abs(int(s[1:]) - wanted),
-            )
-            raise SynapcError(
-                f"{field}: '{pattern}': no layer has operator index {wanted} (closest: "
-                f"{', '.join(indices[:5]) or 'none'})"
-            )
-        return found
-    descendants = pattern.endswith("...")
-    name = pattern[:-3] if descendants else pattern
-    found = {p for p, op in enumerate(ops) if name in source_layers(op)}
-    if not found:
-        names = list(dict.fromkeys(n for op in ops for n in source_layers(op)))
-        raise SynapcError(
-            f"{field}: '{pattern}': no layer named '{name}' (closest: "
-            f"{close_names(name, names) or 'none'})"
-        )
-    if not descendants:
-        return found
-    below: set[int] = set()
-    for p in found:
-        below |= nx.descendants(graph, p)
-    return below - found
 
 
 def levels_of(data_type: str) -> int:

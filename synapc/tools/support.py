@@ -72,6 +72,6 @@ def support_table(func: FuncOp, target: Target) -> str:
 def run(args: argparse.Namespace) -> int:
     """``synapc support``: print the table."""
     target = get_target(args.target)
-    model = converted_model(args.model, args.meta)
+    model = converted_model(args.model, args.meta, target.name)
     print(support_table(model.main, target))
     return 0
