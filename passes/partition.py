@@ -13,7 +13,9 @@ topological order. Then, as TFLite's delegate options do:
 - `max_partitions` (0: no limit): while there are more subgraphs, the smallest
   accelerator subgraph moves to the CPU (a CPU can run any layer).
 
-Each subgraph becomes ``func.func private @subgraph<k>`` with the attribute
+A model that stays whole on the `default` delegate is left whole, `@main` carrying
+``synap.delegate``. Otherwise each
+subgraph becomes ``func.func private @subgraph<k>`` with the attribute
 ``synap.delegate``, taking the values it reads from outside (model inputs or other
 subgraphs' results) and returning those read outside it; the constants it reads are
 copied into it (weights belong to their subgraph). `@main` keeps its signature and calls
@@ -176,7 +178,9 @@ class PartitionPass(ModulePass):
         if self.max_partitions < 0 or self.min_nodes_per_partition < 0:
             raise ValueError("partition: max-partitions and min-nodes-per-partition >= 0")
         main = main_function(op)
-        if any(isinstance(o, CallOp) for o in main.body.block.ops):
+        if DELEGATE in main.attributes or any(
+            isinstance(o, CallOp) for o in main.body.block.ops
+        ):
             raise ValueError("partition: @main is already partitioned")
         ret = return_of(main)
         layers = [
@@ -197,6 +201,10 @@ class PartitionPass(ModulePass):
             self.max_partitions,
             self.min_nodes_per_partition,
         )
+        if len(groups) == 1 and groups[0][0] == self.default:
+            # the whole model on one delegate: nothing to split, @main says where
+            main.attributes[DELEGATE] = StringAttr(self.default)
+            return
         for k, (delegate, group) in enumerate(groups):
             _outline(op, main, ret, [layers[n] for n in group], delegate, k)
 

@@ -422,6 +422,7 @@ def test_cli_convert_profiling_and_benchmark(
         "00_imported.mlir",
         "01_signature.mlir",
         "02_optimized.mlir",
+        "03_placed.mlir",
     ]
     bundle = json.loads(zipfile.ZipFile(out / "model.synap").read("bundle.json"))
     assert bundle["target"] == "VS680"

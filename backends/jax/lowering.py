@@ -185,8 +185,9 @@ def callee_of(func: FuncOp, call: CallOp) -> FuncOp:
 
 
 def delegate_float_dtype(func: FuncOp, target: Target) -> np.dtype:
-    """The float type a subgraph computes in on its delegate (``synap.delegate``): the
-    CPU float32, the GPU float16, the NPU as `compute_float_dtype` says."""
+    """The float type a function computes in on its delegate (``synap.delegate``, the
+    NPU when it names none): the CPU float32, the GPU float16, the NPU as
+    `compute_float_dtype` says."""
     delegate = func.attributes.get("synap.delegate")
     name = delegate.data if isinstance(delegate, StringAttr) else "npu"
     if name == "cpu" or not target.has_npu:
@@ -523,7 +524,7 @@ def lower(
     """
     check_function(func, weights)
     if float_dtype is None:
-        float_dtype = compute_float_dtype(func, target)
+        float_dtype = delegate_float_dtype(func, target)
     ctx = LoweringContext(np.dtype(float_dtype), semantics)
     ops = list(func.body.block.ops)
     labels = {op: op_label(op, position) for position, op in enumerate(ops)}

@@ -37,7 +37,12 @@ from synapc.convert.output import (
     open_output,
     output_state,
 )
-from synapc.convert.pipeline import metafile_errors, pipeline, run_pipeline
+from synapc.convert.pipeline import (
+    metafile_errors,
+    pipeline,
+    placement_steps,
+    run_pipeline,
+)
 from synapc.errors import SynapcError
 from synapc.metafile import (
     Metafile,
@@ -206,7 +211,7 @@ def _convert(
             stages[f"{INTERMEDIATE}/{index:02d}_{stage}.mlir"] = text.getvalue().encode()
 
     tick = time.perf_counter()
-    model, passes = _imported(path, metafile, where, spec.name)
+    model, passes, placement = _imported(path, metafile, where, spec.name)
     say(f"imported {path.name} in {time.perf_counter() - tick:.1f} s")
     keep("imported", model.module)
     if preserve:
@@ -233,6 +238,9 @@ def _convert(
             )
         else:
             optimized = run_pipeline(model, passes, between)
+        if placement:
+            optimized = run_pipeline(optimized, placement)
+            keep("placed", optimized.module)
     say(f"optimized in {time.perf_counter() - tick:.1f} s")
     files = package_files(
         optimized,
@@ -391,7 +399,8 @@ def conversion_pipeline(
     metafile = _metafile(meta, path)
     metafile.require_supported()
     where = str(metafile.path) if metafile.path is not None else "metafile"
-    return _imported(path, metafile, where, target)[1]
+    _, passes, placement = _imported(path, metafile, where, target)
+    return f"{passes},{placement}" if placement else passes
 
 
 def converted_model(
@@ -402,15 +411,15 @@ def converted_model(
 ) -> Model:
     """The IR `convert` compiles for the model file `model` and the metafile `meta`:
     imported (cut where the metafile says), with its signature, preprocessing and
-    optimizations, and quantized when the metafile asks (calibration included).
-    Nothing is compiled or written."""
+    optimizations, and quantized when the metafile asks (calibration included), not
+    yet split by delegate. Nothing is compiled or written."""
     path = Path(model)
     if not path.is_file():
         raise SynapcError(f"{path}: no such model file")
     metafile = _metafile(meta, path)
     metafile.require_supported()
     where = str(metafile.path) if metafile.path is not None else "metafile"
-    imported, passes = _imported(path, metafile, where, target)
+    imported, passes, _ = _imported(path, metafile, where, target)
     quantization = metafile.quantization
     with metafile_errors(None if metafile.path is None else where):
         if quantization is not None and quantization.dataset:
@@ -424,15 +433,19 @@ def converted_model(
         return run_pipeline(imported, passes)
 
 
-def _imported(path: Path, metafile: Metafile, where: str, target: str) -> tuple[Model, str]:
+def _imported(
+    path: Path, metafile: Metafile, where: str, target: str
+) -> tuple[Model, str, str]:
     """The model file imported (cut where the metafile says) with the metafile's
-    shapes (and its delegate map, for ``assign-delegates``), and the pipeline that
-    converts it for `target`."""
+    shapes (and its delegate map, for ``assign-delegates``), the pipeline that
+    converts it, and the placement steps that split it by delegate for `target` (run
+    after calibration: empty when the model stays whole)."""
     model = signature.import_with_metafile(path, metafile, where, _cut(metafile) or None)
     if isinstance(metafile.delegate, tuple):
         record_delegate_map(model.module, metafile.delegate)
     layout = signature.source_layout(path.name)
-    return model, pipeline(model, metafile, where, layout, target)
+    passes = pipeline(model, metafile, where, layout)
+    return model, passes, ",".join(placement_steps(metafile, target, where))
 
 
 def _cut(metafile: Metafile) -> list[str]:

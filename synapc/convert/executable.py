@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import jax
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
@@ -20,7 +20,6 @@ from synapc.backends.jax.export import export_program
 from synapc.backends.jax.lowering import (
     UnsupportedOpError,
     callee_of,
-    compute_float_dtype,
     delegate_float_dtype,
     lower,
 )
@@ -67,7 +66,7 @@ def build_subgraph(
     # programs exported here need no checking process when this machine loads them
     register_programs([executable, *(layer.executable for layer in layers or [])])
     return Subgraph(
-        delegate=target.delegates[0],
+        delegate=whole_delegate(func, target),
         executable=executable,
         weights=weights,
         inputs=inputs,
@@ -76,6 +75,13 @@ def build_subgraph(
         layers=layers,
         layer_outputs=layer_outputs,
     )
+
+
+def whole_delegate(func: FuncOp, target: Target) -> str:
+    """The delegate of an unsplit `@main`: the one ``partition`` left it on, else the
+    target's first."""
+    attr = func.attributes.get("synap.delegate")
+    return attr.data if isinstance(attr, StringAttr) else target.delegates[0]
 
 
 def subgraph_calls(func: FuncOp) -> list[CallOp]:
@@ -160,7 +166,7 @@ def model_layers(func: FuncOp, target: Target) -> list[tuple[int, Operation, str
     `@main` on its delegate."""
     calls = subgraph_calls(func)
     if not calls:
-        return [(0, op, target.delegates[0]) for op in layer_ops(func)]
+        return [(0, op, whole_delegate(func, target)) for op in layer_ops(func)]
     out = []
     for k, call in enumerate(calls):
         callee = callee_of(func, call)
@@ -202,7 +208,7 @@ def _profiled_layers(
 ) -> tuple[list[ProfiledLayer], list[tuple[int, int]]]:
     """Every layer exported on its own, its operands named by producer."""
     func = model.main
-    float_dtype = compute_float_dtype(func, target)
+    float_dtype = delegate_float_dtype(func, target)
     where: dict[SSAValue, tuple[int, int]] = {
         arg: (-1, i) for i, arg in enumerate(func.body.block.args)
     }

@@ -42,11 +42,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from synapc.backends.jax.lowering import compute_float_dtype
+from synapc.backends.jax.lowering import delegate_float_dtype
 from synapc.backends.package import Subgraph, TensorSpec
 from synapc.backends.targets import Target
 from synapc.dialects.quant import UniformQuantizedType
@@ -364,7 +364,7 @@ def model_info(
     """The text of model_info.txt for `func` converted for `target`, and its package
     parts; `source_layer_names` are the layer names of the model as imported; `layers`
     are ``(subgraph, op, delegate)`` of every layer the package runs."""
-    float_dtype = compute_float_dtype(func, target)
+    float_dtype = delegate_float_dtype(func, target)
     why = (
         " (the model has quantized tensors: its float tensors are f32 on every target)"
         if float_dtype != target.npu_float_dtype
@@ -419,6 +419,17 @@ def model_info(
         f"{_count(len(source_layer_names), 'source layer')})",
         *_layer_section(layers, float_dtype),
     ]
+    fallbacks = [
+        [str(k), shorten((source_layers(op) or ["-"])[0]), reason.data]
+        for k, (_, op, _) in enumerate(layers)
+        if isinstance(reason := op.attributes.get("synap.fallback"), StringAttr)
+    ]
+    if fallbacks:
+        lines += [
+            "",
+            "Layers on the CPU because the NPU cannot run them",
+            *text_table(["#", "layer", "reason"], fallbacks),
+        ]
     found = {n for _, op, _ in layers for n in source_layers(op)}
     gone = [n for n in dict.fromkeys(source_layer_names) if n not in found]
     if gone:

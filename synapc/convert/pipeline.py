@@ -55,24 +55,23 @@ _T = TypeVar("_T")
 PassCallback = Callable[[ModulePass | None, ModuleOp, ModulePass | None], None]
 
 
-def pipeline(
-    model: Model, metafile: Metafile, where: str, source_layout: str, target: str
-) -> str:
+def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -> str:
     """The ``-p`` spec of the passes that turn the imported `model` into the IR
-    `synapc convert` compiles for `target`, as the metafile asks (`where` names the
-    metafile in errors; `source_layout` is the source framework's I/O layout, see
-    `signature.source_layout`). A streaming model's state inputs and outputs are bound
+    `synapc convert` compiles, as the metafile asks (`where` names the metafile in
+    errors; `source_layout` is the source framework's I/O layout, see
+    `signature.source_layout`), up to the placement by delegate (`placement_steps`),
+    which follows calibration. A streaming model's state inputs and outputs are bound
     to no metafile entry and keep their types and layout."""
-    steps = pipeline_steps(model, metafile, where, source_layout)
-    return ",".join(steps + placement_steps(metafile, target, where))
+    return ",".join(pipeline_steps(model, metafile, where, source_layout))
 
 
 def placement_steps(metafile: Metafile, target: str, where: str) -> list[str]:
     """The steps that split the model by the metafile's ``delegate`` on `target`:
-    ``default`` and ``npu`` keep the whole model on the target's first delegate;
-    ``auto`` keeps it on the NPU except the layers the NPU cannot run, which fall back
-    to the CPU (``place-layers``); ``gpu`` / ``cpu`` put every layer there; a map
-    assigns layers (``assign-delegates``), the NPU's rules applying to those on it."""
+    ``default``, ``npu`` and ``auto`` keep the model on the target's first delegate
+    (the NPU) except the layers the NPU cannot run, which fall back to the CPU
+    (``place-layers``; a target without an NPU runs everything on its CPU); ``gpu`` /
+    ``cpu`` put every layer there; a map assigns layers (``assign-delegates``), the
+    NPU's rules applying to those on it. (``auto`` does not yet weigh latencies.)"""
     from synapc.backends.targets import get_target
 
     spec = get_target(target)
@@ -85,13 +84,11 @@ def placement_steps(metafile: Metafile, target: str, where: str) -> list[str]:
                 f"{where}: delegate: {spec.name} has no '{name}' delegate (its "
                 f"delegates: {', '.join(spec.delegates)})"
             )
-    if delegate in ("default", "npu"):
-        return []
+    place = [f"place-layers{{target={spec.name}}}"] if spec.has_npu else []
+    if delegate in ("default", "npu", "auto"):
+        return [*place, f"partition{{default={first}}}"] if place else []
     if delegate in ("gpu", "cpu"):
         return [f"partition{{default={delegate}}}"]
-    place = [f"place-layers{{target={spec.name}}}"] if spec.has_npu else []
-    if delegate == "auto":
-        return [*place, f"partition{{default={first}}}"]
     return [f"assign-delegates{{default={first}}}", *place, f"partition{{default={first}}}"]
 
 
