@@ -145,3 +145,36 @@ def test_a_real_model_falls_back_to_the_cpu_where_the_npu_lacks_an_op(
         or True
     )
     np.testing.assert_array_equal(outputs[0], outputs[1])
+
+
+def test_subgraph_waves_group_independent_subgraphs() -> None:
+    from synapc.runtime.network import subgraph_waves
+
+    assert subgraph_waves([]) == []
+    assert subgraph_waves([[(-1, 0)], [(-1, 0)], [(0, 0), (1, 0)], [(0, 1)]]) == [
+        [0, 1],
+        [2, 3],
+    ]
+    assert subgraph_waves([[(-1, 0)], [(0, 0)], [(1, 0)]]) == [[0], [1], [2]]
+
+
+def test_independent_branches_run_concurrently_with_the_same_results(
+    tmp_path: Path,
+) -> None:
+    """The two-branch model of benchmarks/two_branch_subgraphs.py: branch B on the CPU,
+    A on the NPU, both reading the model input: one wave of two subgraphs, and the
+    concurrent run computes what the one-by-one run does."""
+    from benchmarks.two_branch_subgraphs import convert
+    from synapc.runtime.network import subgraph_waves
+
+    package = convert(tmp_path, depth=2)
+    outputs = []
+    for concurrent in (True, False):
+        net = synapc.Network(package, concurrent=concurrent)
+        assert subgraph_waves([s.input_refs for s in net.package.subgraphs]) == [[0, 1]]
+        assert [s.delegate for s in net.package.subgraphs] == ["npu", "cpu"]
+        shape = tuple(net.inputs[0].shape)
+        net.inputs[0].assign(np.random.default_rng(2).normal(size=shape).astype(np.float32))
+        outputs.append([np.asarray(o.to_numpy()) for o in net.predict()])
+    for a, b in zip(*outputs, strict=True):
+        np.testing.assert_array_equal(a, b)

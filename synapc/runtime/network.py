@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -284,6 +285,20 @@ class _Program:
             ) from error
 
 
+def subgraph_waves(input_refs: Sequence[Sequence[tuple[int, int]]]) -> list[list[int]]:
+    """The package's subgraphs (each given by its input references, in the bundle's
+    order, which reads only earlier subgraphs) grouped into waves: a subgraph's wave is
+    one after the latest wave it reads from, so the subgraphs of a wave are
+    independent."""
+    level: list[int] = []
+    for refs in input_refs:
+        level.append(1 + max((level[k] for k, _ in refs if k >= 0), default=-1))
+    return [
+        [k for k, w in enumerate(level) if w == wave]
+        for wave in range(max(level, default=-1) + 1)
+    ]
+
+
 class Network:
     """A loaded `model.synap`: assign `inputs`, call `predict`, read `outputs`.
 
@@ -291,9 +306,11 @@ class Network:
     feeds the current state and keeps the new one, starting from the initial values
     (`reset_state` goes back to them); `inputs` and `outputs` are the others."""
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], *, concurrent: bool = True):
         configure()
         self.path = Path(path)
+        #: whether independent subgraphs run at the same time (False: one by one)
+        self.concurrent = concurrent
         self.package = read_package(self.path)
         state = self.package.state
         #: positions of the user's inputs / outputs among the package's
@@ -325,6 +342,8 @@ class Network:
             ],
         )
         self._programs = []
+        self._threads: ThreadPoolExecutor | None = None
+        self._waves = subgraph_waves([s.input_refs for s in self.package.subgraphs])
         for index, subgraph in enumerate(self.package.subgraphs):
             where = f"{self.path}: {index}/model.stablehlo"
             program = _Program(
@@ -362,15 +381,33 @@ class Network:
 
     def _run_graph(self) -> dict[tuple[int, int], Any]:
         """Every subgraph's outputs, keyed ``(subgraph, output)``; model inputs are
-        ``(-1, i)``."""
+        ``(-1, i)``. Subgraphs run wave by wave (`subgraph_waves`); the subgraphs of one
+        wave do not read each other and run at the same time, one thread each (XLA
+        runs programs of several threads concurrently)."""
         values = self._model_inputs()
-        for k, (subgraph, program) in enumerate(
-            zip(self.package.subgraphs, self._programs, strict=True)
-        ):
-            outputs = program([values[ref] for ref in subgraph.input_refs])
-            for j, value in enumerate(outputs):
-                values[(k, j)] = value
+        subgraphs = self.package.subgraphs
+
+        def run(k: int, wait: bool = False) -> list[Any]:
+            outputs = self._programs[k]([values[ref] for ref in subgraphs[k].input_refs])
+            return jax.block_until_ready(outputs) if wait else outputs
+
+        for wave in self._waves:
+            if len(wave) == 1 or not self.concurrent:
+                results = [run(k) for k in wave]
+            else:
+                results = list(self._pool().map(lambda k: run(k, wait=True), wave))
+            for k, outputs in zip(wave, results, strict=True):
+                for j, value in enumerate(outputs):
+                    values[(k, j)] = value
         return values
+
+    def _pool(self) -> ThreadPoolExecutor:
+        """The threads that run a wave's subgraphs, one per subgraph of the widest wave
+        (made on first use)."""
+        if self._threads is None:
+            widest = max(len(wave) for wave in self._waves)
+            self._threads = ThreadPoolExecutor(widest, thread_name_prefix="synapc")
+        return self._threads
 
     def _model_inputs(self) -> dict[tuple[int, int], Any]:
         """The package's model inputs keyed ``(-1, i)``: the user's and the state;
