@@ -93,7 +93,9 @@ def median_ms(package: Path, concurrent: bool, runs: int) -> float:
     import synapc
 
     net = synapc.Network(package, concurrent=concurrent)
-    net.inputs[0].assign(np.random.default_rng(1).normal(size=tuple(net.inputs[0].shape)).astype("f4"))
+    net.inputs[0].assign(
+        np.random.default_rng(1).normal(size=tuple(net.inputs[0].shape)).astype("f4")
+    )
     for _ in range(10):
         net.predict()
     times = []
