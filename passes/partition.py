@@ -94,65 +94,67 @@ def convex_groups(
 
 
 def _merged_groups(graph: nx.DiGraph, delegates: Sequence[str]) -> list[list[int]]:
-    """Greedy convex grouping: in topological order, a node joins the group of one of
-    its same-delegate predecessors (the latest first) when the quotient graph stays
-    acyclic, else starts a group; then groups of one delegate merge pairwise while the
-    quotient stays acyclic."""
+    """Convex grouping, linear in the graph for the usual models. In topological order
+    a node joins the group of one of its same-delegate predecessors (the latest first)
+    unless another group it reads from is reachable from that group (the groups would
+    then depend on each other); else it starts a group. Then groups of one delegate
+    merge wherever no path leads from one to the other through a third
+    (`_merge_groups`). Returns the groups in a topological order of the group graph."""
+    groups = nx.DiGraph()  # the quotient graph, built as nodes join groups
     group_of: dict[int, int] = {}
+    members: dict[int, list[int]] = {}
     for node in nx.lexicographical_topological_sort(graph):
-        candidates = sorted(
-            {
-                group_of[p]
-                for p in graph.predecessors(node)
-                if delegates[p] == delegates[node]
-            },
+        predecessors = list(graph.predecessors(node))
+        sources = {group_of[p] for p in predecessors}
+        same = sorted(
+            {group_of[p] for p in predecessors if delegates[p] == delegates[node]},
             reverse=True,
         )
-        group_of[node] = len(group_of) + len(graph)  # a fresh group id
-        for group in candidates:
-            trial = dict(group_of)
-            trial[node] = group
-            if _acyclic(graph, trial):
-                group_of[node] = group
-                break
-    ids = sorted(set(group_of.values()))
-    merged = True
-    while merged:
-        merged = False
-        for i, a in enumerate(ids):
-            for b in ids[i + 1 :]:
-                if delegates[_any(group_of, a)] != delegates[_any(group_of, b)]:
+        chosen = next(
+            (g for g in same if not any(nx.has_path(groups, g, h) for h in sources - {g})),
+            None,
+        )
+        if chosen is None:
+            chosen = len(members)
+            groups.add_node(chosen, delegate=delegates[node])
+            members[chosen] = []
+        group_of[node] = chosen
+        members[chosen].append(node)
+        groups.add_edges_from((g, chosen) for g in sources if g != chosen)
+    _merge_groups(groups, members)
+    order = nx.lexicographical_topological_sort(groups, key=lambda g: min(members[g]))
+    return [sorted(members[g]) for g in order]
+
+
+def _merge_groups(groups: nx.DiGraph, members: dict[int, list[int]]) -> None:
+    """Merge same-delegate groups of the quotient graph `groups` in place while the
+    graph stays acyclic: b merges into an earlier a when no path leads from a to b but
+    (possibly) the direct edge. Reachability (networkx's descendants) is recomputed
+    after each merge; the scan resumes where the last merge happened."""
+    start = 0
+    while True:
+        order = list(nx.lexicographical_topological_sort(groups))
+        below = {g: nx.descendants(groups, g) for g in order}
+        merged = None
+        for i in range(start, len(order)):
+            a = order[i]
+            for b in order[i + 1 :]:
+                if groups.nodes[a]["delegate"] != groups.nodes[b]["delegate"]:
                     continue
-                trial = {n: (a if g == b else g) for n, g in group_of.items()}
-                if _acyclic(graph, trial):
-                    group_of, merged = trial, True
-                    ids = sorted(set(group_of.values()))
+                # a path a -> s -> ... -> b (the direct edge a -> b is harmless)
+                if not any(b in below[s] for s in groups.successors(a)):
+                    merged = (a, b)
                     break
-            if merged:
+            if merged is not None:
+                start = i
                 break
-    quotient = _quotient(graph, group_of)
-    order = list(nx.lexicographical_topological_sort(quotient, key=lambda g: min(
-        n for n, h in group_of.items() if h == g)))  # fmt: skip
-    return [sorted(n for n, g in group_of.items() if g == group) for group in order]
-
-
-def _any(group_of: dict[int, int], group: int) -> int:
-    return next(n for n, g in group_of.items() if g == group)
-
-
-def _quotient(graph: nx.DiGraph, group_of: dict[int, int]) -> nx.DiGraph:
-    quotient = nx.DiGraph()
-    quotient.add_nodes_from(set(group_of.values()))
-    quotient.add_edges_from(
-        (group_of[a], group_of[b])
-        for a, b in graph.edges
-        if a in group_of and b in group_of and group_of[a] != group_of[b]
-    )
-    return quotient
-
-
-def _acyclic(graph: nx.DiGraph, group_of: dict[int, int]) -> bool:
-    return nx.is_directed_acyclic_graph(_quotient(graph, group_of))
+        if merged is None:
+            return
+        a, b = merged
+        groups.add_edges_from((p, a) for p in groups.predecessors(b) if p != a)
+        groups.add_edges_from((a, s) for s in groups.successors(b) if s != a)
+        groups.remove_node(b)
+        members[a] += members.pop(b)
 
 
 @dataclass(frozen=True)

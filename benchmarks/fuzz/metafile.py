@@ -34,8 +34,14 @@ import yaml
 from benchmarks.fuzz.harness import Case
 from benchmarks.fuzz.mutate import INTERESTING_INTS, mutate_bytes
 from synapc.convert import signature
-from synapc.convert.pipeline import metafile_errors, pipeline_steps, run_pipeline
+from synapc.convert.pipeline import (
+    metafile_errors,
+    pipeline_steps,
+    placement_steps,
+    run_pipeline,
+)
 from synapc.metafile import load_metafile, model_anchors
+from synapc.passes.assign_delegates import record_delegate_map
 
 TARGET = "metafile"
 
@@ -148,6 +154,10 @@ SEEDS: tuple[Any, ...] = (
             }
         ],
         "outputs": [{"dequantize": True, "format": "confidence_array class_index_base=-1"}],
+    },
+    {
+        "delegate": {"*": "npu", "conv1": "cpu", "pw3...": "gpu", "@3": "cpu", "5": "npu"},
+        "inputs": [{"shape": [1, 3, 64, 64]}],
     },
     {
         "delegate": "npu",
@@ -593,6 +603,14 @@ def bind(path: Path, model: Path = MODEL, anchors: Callable[[], str] | None = No
         converted = run_pipeline(imported, before) if before else imported
     signature.input_specs(converted)
     signature.output_specs(converted)
+    # the placement by delegate (after optimization in a conversion; the names a map
+    # uses are the same before it)
+    placement = placement_steps(meta, "VS680", where)
+    if isinstance(meta.delegate, tuple):
+        record_delegate_map(converted.module, meta.delegate)
+    if placement:
+        with metafile_errors(where):
+            run_pipeline(converted, ",".join(placement))
 
 
 def check(path: Path) -> None:
