@@ -3,9 +3,10 @@ bundle.json, model.json, members), run through what synapc does with a package:
 `synapc.Network(path)`, assign every input, `predict()` once (and `profile()` for a
 profiling build, as `synapc benchmark --profiling` does).
 
-The seeds are examples/tiny_classifier.onnx converted for VS680, once plain and once with
---profiling (per-layer programs), converted in a subprocess (the campaign's parent
-process must not start JAX) and kept for the process.
+The seeds are examples/tiny_classifier.onnx converted for VS680, once plain, once with
+--profiling (per-layer programs) and once split into subgraphs by a delegate map,
+converted in a subprocess (the campaign's parent process must not start JAX) and kept
+for the process.
 
 Mutations, most of them with bundle.json's checksums recomputed so that the mutated part
 is what gets checked (and some without):
@@ -68,6 +69,10 @@ synapc.convert(sys.argv[1], "VS680", sys.argv[2], meta=sys.argv[3],
                profiling=sys.argv[4] == "1")
 """
 _seeds: list[bytes] = []
+#: How often each seed (plain, profiling, split) starts a case.
+SEED_WEIGHTS = (0.55, 0.25, 0.2)
+#: The delegate map of the split seed: three subgraphs, the middle one on the CPU.
+_SPLIT = "delegate:\n  '*': npu\n  gap: cpu\n  'flatten...': gpu\n"
 
 #: Member names that must never be accepted (and some that are merely unknown).
 _NAMES = (
@@ -91,11 +96,19 @@ _NAMES = (
 
 def seeds() -> list[bytes]:
     """The valid packages the cases start from: plain and --profiling conversions of
-    examples/tiny_classifier.onnx (converted once per process, in a subprocess)."""
+    examples/tiny_classifier.onnx, and one split into NPU, CPU and GPU subgraphs by a
+    delegate map (converted once per process, in a subprocess)."""
     if not _seeds:
         with tempfile.TemporaryDirectory(prefix="synapc-fuzz-seed-") as folder:
-            for profiling in ("0", "1"):
-                out = Path(folder) / f"out{profiling}"
+            meta = _REPO / "examples" / "tiny_classifier.yaml"
+            split = Path(folder) / "split.yaml"
+            split.write_text(meta.read_text() + _SPLIT)
+            for name, profiling, metafile in (
+                ("plain", "0", meta),
+                ("profiling", "1", meta),
+                ("split", "0", split),
+            ):
+                out = Path(folder) / name
                 subprocess.run(
                     [
                         sys.executable,
@@ -103,7 +116,7 @@ def seeds() -> list[bytes]:
                         _CONVERT,
                         str(_REPO / "examples" / "tiny_classifier.onnx"),
                         str(out),
-                        str(_REPO / "examples" / "tiny_classifier.yaml"),
+                        str(metafile),
                         profiling,
                     ],
                     check=True,
@@ -450,7 +463,7 @@ def cases(seed: int, count: int) -> Iterator[Case]:
     packages = seeds()
     rng = np.random.default_rng(seed)
     for number in range(count):
-        base = packages[int(rng.random() < 0.25)]
+        base = packages[int(rng.choice(len(packages), p=SEED_WEIGHTS))]
         if number % 50 == 0:
             kind, data = "original", base
         else:
