@@ -130,14 +130,12 @@ def _merge_groups(groups: nx.DiGraph, members: dict[int, list[int]]) -> None:
     """Merge same-delegate groups of the quotient graph `groups` in place while the
     graph stays acyclic: b merges into an earlier a when no path leads from a to b but
     (possibly) the direct edge. Reachability (networkx's descendants) is recomputed
-    after each merge; the scan resumes where the last merge happened."""
-    start = 0
+    after each merge."""
     while True:
         order = list(nx.lexicographical_topological_sort(groups))
         below = {g: nx.descendants(groups, g) for g in order}
         merged = None
-        for i in range(start, len(order)):
-            a = order[i]
+        for i, a in enumerate(order):
             for b in order[i + 1 :]:
                 if groups.nodes[a]["delegate"] != groups.nodes[b]["delegate"]:
                     continue
@@ -146,7 +144,6 @@ def _merge_groups(groups: nx.DiGraph, members: dict[int, list[int]]) -> None:
                     merged = (a, b)
                     break
             if merged is not None:
-                start = i
                 break
         if merged is None:
             return
