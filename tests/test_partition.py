@@ -183,3 +183,37 @@ def test_an_unknown_delegate_and_a_second_partition_are_refused() -> None:
     parted = run_pipeline(model, "partition")
     with pytest.raises((ValueError, SynapcError), match="already partitioned"):
         run_pipeline(parted, "partition")
+
+
+def test_a_split_package_returns_an_output_a_later_subgraph_also_reads(tmp_path) -> None:
+    """Output 0 (tanh) is computed by the NPU subgraph and read by the CPU one and by
+    the NPU one after it: every subgraph sees it under the model output's name, and the
+    package computes both outputs."""
+    from synapc.convert.convert import package_files
+    from synapc.convert.output import PACKAGE
+
+    model = _model(
+        f"func.func @main(%x: {T}) -> ({T}, {T}) {{\n"
+        f'  %a = synap.tanh %x {{layer_name = "a"}} : ({T}) -> {T}\n'
+        f'  %b = synap.sigmoid %a {{layer_name = "b", synap.delegate = "cpu"}} '
+        f": ({T}) -> {T}\n"
+        f'  %c = synap.add %a, %b {{layer_name = "c"}} : ({T}, {T}) -> {T}\n'
+        f"  func.return %a, %c : {T}, {T}\n}}\n"
+    )
+    parted = run_pipeline(model, "partition")
+    files = package_files(
+        parted, "VS680", "two.mlir", {"model": "0" * 64, "synapc": "test"}, [], {}
+    )
+    (tmp_path / PACKAGE).write_bytes(files[PACKAGE])
+    net = synapc.Network(tmp_path / PACKAGE)
+    assert [s.delegate for s in net.package.subgraphs] == ["npu", "cpu", "npu"]
+    assert net.package.output_refs == [(0, 0), (2, 0)]
+    name = net.package.subgraphs[0].outputs[0].name
+    assert name == net.outputs[0].name
+    assert net.package.subgraphs[1].inputs[0].name == name
+    x = np.linspace(-1, 1, 4, dtype=np.float32).reshape(1, 4)
+    net.inputs[0].assign(x)
+    a, c = (np.asarray(o.to_numpy(), np.float64) for o in net.predict())
+    expected = np.tanh(x.astype(np.float64))
+    np.testing.assert_allclose(a, expected, atol=2e-3)  # float16 on the NPU
+    np.testing.assert_allclose(c, expected + 1 / (1 + np.exp(-expected)), atol=4e-3)

@@ -113,6 +113,17 @@ def build_subgraphs(
     where: dict[SSAValue, tuple[int, int]] = {
         arg: (-1, i) for i, arg in enumerate(model.main.body.block.args)
     }
+    ret = model.main.body.block.last_op
+    assert isinstance(ret, ReturnOp)
+    # a subgraph result the model returns is described as that model output
+    returned: dict[SSAValue, TensorSpec] = {}
+    for j, value in enumerate(ret.operands):
+        if value in where:
+            raise SynapcError(
+                f"{model.source or 'model'}: output #{j} is model input "
+                f"#{where[value][1]} itself; a package output comes from a subgraph"
+            )
+        returned.setdefault(value, outputs[j])
     subgraphs = []
     for k, call in enumerate(calls):
         callee = callee_of(model.main, call)
@@ -136,7 +147,7 @@ def build_subgraphs(
             for source, i in refs
         ]
         sub_outputs = [
-            _intermediate_spec(f"subgraph{k}:{j}", result.type)  # type: ignore[arg-type]
+            returned.get(result) or _intermediate_spec(f"subgraph{k}:{j}", result.type)  # type: ignore[arg-type]
             for j, result in enumerate(call.results)
         ]
         for j, result in enumerate(call.results):
@@ -144,20 +155,7 @@ def build_subgraphs(
         subgraphs.append(
             Subgraph(delegate, executable, weights, sub_inputs, sub_outputs, refs)
         )
-    ret = model.main.body.block.last_op
-    assert isinstance(ret, ReturnOp)
-    output_refs = []
-    for j, value in enumerate(ret.operands):
-        source, index = where[value]
-        if source == -1:
-            raise SynapcError(
-                f"{model.source or 'model'}: output #{j} is model input #{index} "
-                "itself; a package output comes from a subgraph"
-            )
-        # the model output's description (name, format) where the subgraph computes it
-        subgraphs[source].outputs[index] = outputs[j]
-        output_refs.append((source, index))
-    return subgraphs, output_refs
+    return subgraphs, [where[value] for value in ret.operands]
 
 
 def model_layers(func: FuncOp, target: Target) -> list[tuple[int, Operation, str]]:
