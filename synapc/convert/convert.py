@@ -393,12 +393,7 @@ def conversion_pipeline(
     """The pass pipeline (a ``-p`` spec for `synapc-opt`) that `convert` runs on the
     imported model file `model` for the metafile `meta` and `target`: the model is
     imported and the metafile checked against it, nothing is compiled or written."""
-    path = Path(model)
-    if not path.is_file():
-        raise SynapcError(f"{path}: no such model file")
-    metafile = _metafile(meta, path)
-    metafile.require_supported()
-    where = str(metafile.path) if metafile.path is not None else "metafile"
+    path, metafile, where = _opened(model, meta)
     _, passes, placement = _imported(path, metafile, where, target)
     return f"{passes},{placement}" if placement else passes
 
@@ -413,12 +408,7 @@ def converted_model(
     imported (cut where the metafile says), with its signature, preprocessing and
     optimizations, and quantized when the metafile asks (calibration included), not
     yet split by delegate. Nothing is compiled or written."""
-    path = Path(model)
-    if not path.is_file():
-        raise SynapcError(f"{path}: no such model file")
-    metafile = _metafile(meta, path)
-    metafile.require_supported()
-    where = str(metafile.path) if metafile.path is not None else "metafile"
+    path, metafile, where = _opened(model, meta)
     imported, passes, _ = _imported(path, metafile, where, target)
     quantization = metafile.quantization
     with metafile_errors(None if metafile.path is None else where):
@@ -431,6 +421,19 @@ def converted_model(
                 imported, passes, metafile, where, nothing, nothing, say, False
             )[0]
         return run_pipeline(imported, passes)
+
+
+def _opened(
+    model: str | os.PathLike[str], meta: str | os.PathLike[str] | None
+) -> tuple[Path, Metafile, str]:
+    """The model file's path (which must exist), its metafile read and checked, and
+    how errors name the metafile."""
+    path = Path(model)
+    if not path.is_file():
+        raise SynapcError(f"{path}: no such model file")
+    metafile = _metafile(meta, path)
+    metafile.require_supported()
+    return path, metafile, str(metafile.path) if metafile.path is not None else "metafile"
 
 
 def _imported(

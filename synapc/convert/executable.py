@@ -49,10 +49,10 @@ def build_subgraph(
     profiling: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> Subgraph:
-    """The model as one subgraph on the target's first delegate (heterogeneous splitting
-    comes with partitioning): its exported program, weights and, when `profiling`, one
-    exported program per layer. The programs are registered as checked
-    (`synapc.runtime.program_check`): synapc made them, they are no hostile bytes."""
+    """The unsplit model as one subgraph on its delegate (`whole_delegate`): its
+    exported program, weights and, when `profiling`, one exported program per layer.
+    The programs are registered as checked (`synapc.runtime.program_check`): synapc
+    made them, they are no hostile bytes."""
     func = model.main
     try:
         function, params = lower(func, model.weights, target, model.integer_semantics)
