@@ -1,5 +1,5 @@
-"""MobileNetV2 (Sandler et al. 2018) as an ONNX graph with random weights, laid out as
-PyTorch exports it: the size class of model people deploy on VS680 / VS640, for
+"""MobileNetV2 (Sandler et al. 2018), and V1, as ONNX graphs with random weights, laid
+out as PyTorch exports them: the size class of model people deploy on VS680 / VS640, for
 benchmarks (first inference, conversion time) that need a realistic model without a
 download. ``build_mobilenet_v2(width, resolution)``; width 1.0 at 224 is 3.5 M parameters
 and 300 M multiply-adds."""
@@ -133,6 +133,52 @@ def build_mobilenet_v2(
     graph = helper.make_graph(
         g.nodes,
         "mobilenet_v2",
+        [
+            helper.make_tensor_value_info(
+                "image", TensorProto.FLOAT, [1, 3, resolution, resolution]
+            )
+        ],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, classes])],
+        g.initializers,
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8
+    )
+
+
+#: MobileNetV1's depthwise-separable blocks: (output channels, depthwise stride).
+_V1_BLOCKS = (
+    (64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2),
+    (512, 1), (512, 1), (512, 1), (512, 1), (512, 1), (1024, 2), (1024, 1),
+)  # fmt: skip
+
+
+def build_mobilenet_v1(
+    width: float = 1.0, resolution: int = 224, classes: int = 1000, seed: int = 1
+) -> onnx.ModelProto:
+    """MobileNetV1 (Howard et al. 2017) with input ``image`` [1, 3, resolution,
+    resolution] and output ``logits`` [1, classes]: the architecture of the vendor's
+    published mobilenet_v1_0.25_224 timings at width 0.25."""
+    g = _Graph(seed)
+    g.const("zero", np.array(0.0))
+    g.const("six", np.array(6.0))
+    cin = int(32 * width)
+    x = g.conv_bn("stem", "image", 3, cin, 3, 2, 1, True)
+    for k, (c, s) in enumerate(_V1_BLOCKS):
+        cout = int(c * width)
+        x = g.conv_bn(f"block{k}.dw", x, cin, cin, 3, s, cin, True)
+        x = g.conv_bn(f"block{k}.pw", x, cin, cout, 1, 1, 1, True)
+        cin = cout
+    g.nodes.append(helper.make_node("GlobalAveragePool", [x], ["pool"], name="pool"))
+    g.nodes.append(helper.make_node("Flatten", ["pool"], ["flat"], name="flatten"))
+    w = g.const("fc.w", g.rng.normal(0, 0.01, (classes, cin)))
+    b = g.const("fc.b", np.zeros(classes))
+    g.nodes.append(
+        helper.make_node("Gemm", ["flat", w, b], ["logits"], name="fc", transB=1)
+    )
+    graph = helper.make_graph(
+        g.nodes,
+        "mobilenet_v1",
         [
             helper.make_tensor_value_info(
                 "image", TensorProto.FLOAT, [1, 3, resolution, resolution]

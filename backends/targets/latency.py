@@ -1,0 +1,183 @@
+"""Estimated time of each layer on a target: a roofline with a per-layer overhead.
+
+A layer's work is its multiply-accumulates (convolutions, fully connected layers, matrix
+products: two operations each) or, for the other layers, one operation per element they
+write (`LayerCost`); its traffic is the bytes of its operands, weights and
+results in the types the engine holds them in. On the NPU engine that runs it
+(`support.layer_support`), a layer takes
+
+    overhead + max(work / (engine peak x efficiency), bytes / (bandwidth x efficiency))
+
+and on the CPU or GPU ``overhead + work / (peak x efficiency)``. The peaks and the
+bandwidth are the target's (`descriptions`); the overhead and the efficiencies are a few
+per-target constants (`CALIBRATIONS`) fitted to the vendor's published times by
+``benchmarks/cost_model.py`` on models of the same architecture built here (weights do
+not change latency); the fit's leave-one-model-out error is that script's report.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Operation, SSAValue
+
+from synapc.backends.targets.descriptions import Target
+from synapc.backends.targets.support import layer_support
+from synapc.dialects.quant import UniformQuantizedType
+from synapc.dialects.synap.base import is_float, shape_of
+from synapc.dialects.synap.constant import ConstantOp
+
+#: Layers whose work is multiply-accumulates with their second operand (filter,
+#: weights, right-hand matrix).
+_MAC_LAYERS = frozenset(
+    {"synap.conv2d", "synap.conv2d_pool", "synap.depthwise_conv2d",
+     "synap.transpose_conv2d", "synap.conv_nd", "synap.fully_connected", "synap.matmul"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LayerCost:
+    """What a layer does: operations (a multiply-accumulate is two), bytes it moves,
+    and whether the operations are multiply-accumulates (convolution cores) or
+    element-wise (tensor processors, shader)."""
+
+    operations: float
+    bytes: float
+    macs: bool
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A target's fitted constants: seconds per layer, and the fractions of the
+    engines' peaks and of the bandwidth that layers reach."""
+
+    overhead_s: float
+    mac_efficiency: float
+    tp_efficiency: float
+    ppu_efficiency: float
+    bandwidth_efficiency: float
+
+    def efficiency(self, engine: str) -> float:
+        """The fraction of `engine`'s peak layers reach."""
+        return {"NN": self.mac_efficiency, "TP": self.tp_efficiency}.get(
+            engine, self.ppu_efficiency
+        )
+
+
+#: Fitted by benchmarks/cost_model.py on all five calibration models (2026-11-26).
+#: Five published rows per SoC cannot pin five constants down (several sit at the
+#: search's bounds) and the leave-one-model-out error is 40 % (VS680) / 22 % (VS640):
+#: a first fit, not yet one to choose placements by.
+CALIBRATIONS: dict[str, Calibration] = {
+    "VS680": Calibration(5.5e-06, 0.178, 1.0, 0.00279, 1.0),
+    "VS640": Calibration(2.04e-08, 0.316, 1.0, 0.01, 1.0),
+}
+#: The CPU's and GPU's share of their peak (ASSUMED: not fitted, no buildable published
+#: row) and their per-layer overhead (the TFLite interpreter's).
+HOST_EFFICIENCY = 0.25
+HOST_OVERHEAD_S = 1.0e-5
+
+
+def _elements(value: SSAValue) -> int:
+    t = value.type
+    return int(np.prod(t.get_shape(), dtype=np.int64)) if isinstance(t, TensorType) else 0
+
+
+def _itemsize(value: SSAValue, float_bytes: int) -> int:
+    t = value.type
+    if not isinstance(t, TensorType):
+        return 0
+    element = t.element_type
+    if isinstance(element, UniformQuantizedType):
+        return element.bitwidth // 8
+    if is_float(element):
+        return float_bytes
+    width = getattr(getattr(element, "width", None), "data", 32)
+    return max(width // 8, 1)
+
+
+def layer_cost(op: Operation, float_bytes: int = 2) -> LayerCost:
+    """The work and traffic of one layer (float tensors of `float_bytes` each)."""
+    moved = sum(_elements(v) * _itemsize(v, float_bytes) for v in op.operands)
+    moved += sum(_elements(v) * _itemsize(v, float_bytes) for v in op.results)
+    if op.name in _MAC_LAYERS and len(op.operands) > 1 and op.results:
+        out = _elements(op.results[0])
+        weight = shape_of(op.operands[1])
+        if op.name == "synap.depthwise_conv2d":
+            per_output = math.prod(weight[1:-1])  # [1, KH, KW, C]
+        elif op.name in ("synap.fully_connected",):
+            per_output = weight[-1]  # [out, in]
+        elif op.name == "synap.matmul":
+            per_output = shape_of(op.operands[0])[-1]
+        else:  # OHWI filters: KH x KW x Cin / groups
+            per_output = math.prod(weight[1:])
+        return LayerCost(2.0 * out * per_output, float(moved), True)
+    # element-wise work: one operation per element written (a resize or a colour
+    # conversion computes each output from a few inputs)
+    return LayerCost(float(sum(_elements(v) for v in op.results)), float(moved), False)
+
+
+def _peak(target: Target, engine: str, quantized_bits: int | None) -> float:
+    kinds = target.engines[engine].ops_per_second
+    if quantized_bits is None:
+        kind = "float16" if "float16" in kinds else "float32"
+    else:
+        kind = "8bit" if quantized_bits <= 8 else "16bit"
+    fact = kinds.get(kind) or next(iter(kinds.values()))
+    return fact.value
+
+
+def _bits(op: Operation) -> int | None:
+    for v in (*op.operands[:1], *op.results[:1]):
+        t = v.type
+        if isinstance(t, TensorType) and isinstance(t.element_type, UniformQuantizedType):
+            return t.element_type.bitwidth
+    return None
+
+
+def layer_time(
+    op: Operation,
+    target: Target,
+    delegate: str = "npu",
+    calibration: Calibration | None = None,
+) -> float:
+    """Estimated seconds of layer `op` on `target`'s `delegate` (``npu`` meaning the
+    engine the NPU's rules choose; a layer the NPU cannot run is timed on the CPU)."""
+    if isinstance(op, ConstantOp | ReturnOp):
+        return 0.0
+    engine = None
+    if delegate == "npu" and target.has_npu:
+        engine = layer_support(op, target).engine
+    if engine is None:
+        host = "GPU" if delegate == "gpu" and "GPU" in target.engines else "CPU"
+        cost = layer_cost(op, 2 if host == "GPU" else 4)
+        if host not in target.engines:  # GENERIC: the host itself, no published peak
+            return HOST_OVERHEAD_S + cost.operations / 1e10
+        peak = next(iter(target.engines[host].ops_per_second.values())).value
+        return HOST_OVERHEAD_S + cost.operations / (peak * HOST_EFFICIENCY)
+    c = calibration or CALIBRATIONS[target.name]
+    cost = layer_cost(op)
+    compute, memory = npu_terms(op, target, engine)
+    return c.overhead_s + max(
+        compute / c.efficiency(engine), memory / c.bandwidth_efficiency
+    )
+
+
+def npu_terms(op: Operation, target: Target, engine: str) -> tuple[float, float]:
+    """Seconds of `op`'s work at its engine's peak and of its traffic at the full
+    bandwidth (what the calibration's efficiencies scale)."""
+    cost = layer_cost(op)
+    assert target.ddr_bandwidth is not None
+    return (
+        cost.operations / _peak(target, engine, _bits(op)),
+        cost.bytes / target.ddr_bandwidth.value,
+    )
+
+
+def function_time(func: FuncOp, target: Target, delegate: str = "npu") -> float:
+    """Estimated seconds of every layer of `func` on `delegate`, one after another."""
+    return sum(layer_time(op, target, delegate) for op in func.body.block.ops)
