@@ -5,9 +5,9 @@ per SoC.
 Calibration models are built here with the architecture of published rows (weights do
 not change latency; the vendor's tables are ``benchmarks/data/published_latency_ms.csv``):
 
-- mobilenet_v1_0.25_224_quant, mobilenet_v2_1.0_224_quant: `synapc.testing.mobilenet_v2`
-  builders, quantized to uint8 on random data (asymmetric affine, as the vendor's
-  ``_quant`` models are);
+- mobilenet_v1_0.25_224_quant, mobilenet_v2_1.0_224_quant, inception_v4_299_quant:
+  `synapc.testing.mobilenet_v2` and `synapc.testing.inception_v4` builders, quantized
+  to uint8 on random data (asymmetric affine, as the vendor's ``_quant`` models are);
 - convert_nv12@1920x1080_rgb@224x224 / @640x360 / @1920x1080: preprocessing-only models
   (`synapc preprocess`'s pass-through model with an NV12 1920x1080 input).
 
@@ -36,6 +36,7 @@ SOCS = ("VS680", "VS640")
 MODELS = (
     "mobilenet_v1_0.25_224_quant",
     "mobilenet_v2_1.0_224_quant",
+    "inception_v4_299_quant",
     "convert_nv12@1920x1080_rgb@224x224",
     "convert_nv12@1920x1080_rgb@640x360",
     "convert_nv12@1920x1080_rgb@1920x1080",
@@ -92,11 +93,13 @@ def _preprocessing(height: int, width: int) -> object:
 
 def build_models() -> dict[str, object]:
     """Each calibration model by its published name."""
+    from synapc.testing.inception_v4 import build_inception_v4
     from synapc.testing.mobilenet_v2 import build_mobilenet_v1, build_mobilenet_v2
 
     return {
         "mobilenet_v1_0.25_224_quant": _quantized_onnx(build_mobilenet_v1(0.25, 224)),
         "mobilenet_v2_1.0_224_quant": _quantized_onnx(build_mobilenet_v2(1.0, 224)),
+        "inception_v4_299_quant": _quantized_onnx(build_inception_v4()),
         "convert_nv12@1920x1080_rgb@224x224": _preprocessing(224, 224),
         "convert_nv12@1920x1080_rgb@640x360": _preprocessing(360, 640),
         "convert_nv12@1920x1080_rgb@1920x1080": _preprocessing(1080, 1920),
