@@ -129,11 +129,13 @@ ENGINES = ("NN", "TP", "PPU")
 #: The search grid of each constant (`latency.Calibration`'s fields, in order).
 GRID = (
     np.geomspace(1e-6, 1e-3, 10),  # overhead_s
-    np.geomspace(0.01, 1.0, 9),  # mac_efficiency
-    np.geomspace(0.001, 1.0, 10),  # tp_efficiency
-    np.geomspace(0.001, 1.0, 10),  # ppu_efficiency
-    np.geomspace(0.05, 1.0, 5),  # bandwidth_efficiency
+    np.geomspace(0.01, 1.0, 9),  # mac_efficiency (of a published peak: at most 1)
+    np.geomspace(0.001, 10.0, 13),  # tp_efficiency (of an assumed peak: a scale)
+    np.geomspace(0.001, 10.0, 13),  # ppu_efficiency (of an assumed peak: a scale)
+    np.geomspace(0.05, 20.0, 11),  # bandwidth_efficiency (of an assumed bandwidth)
 )
+#: Upper bounds of the constants during refinement (None: unbounded).
+BOUNDS = (None, 1.0, None, None, None)
 
 
 def predicted_ms(feats: np.ndarray, constants: np.ndarray) -> np.ndarray:
@@ -163,7 +165,7 @@ def fit(feats: dict[str, np.ndarray], times: dict[str, float]) -> np.ndarray:
             for k in range(5):
                 trials[2 * k + 1, k] *= step
                 trials[2 * k + 2, k] /= step
-            trials[:, 1:] = np.minimum(trials[:, 1:], 1.0)
+            trials[:, 1] = np.minimum(trials[:, 1], BOUNDS[1])
             best = trials[int(np.argmin(losses(trials)))]
     return best
 

@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         package = convert(Path(tmp), args.depth)
         info = (package.parent / "model_info.txt").read_text()
-        subgraphs = info.split("Subgraphs\n", 1)[1].split("\n\n", 1)[0]
+        subgraphs = info.split("\nSubgraphs", 1)[1].split("\n\n", 1)[0]
         print(subgraphs)
         if args.mode != "both":
             ms = median_ms(package, args.mode == "concurrent", args.runs)

@@ -38,7 +38,7 @@ def _predict(package: Path, x: np.ndarray) -> np.ndarray:
 
 
 def _subgraphs(info: str) -> list[tuple[str, int]]:
-    lines = info.split("Subgraphs\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    lines = info.split("\nSubgraphs", 1)[1].split("\n\n", 1)[0].splitlines()[3:]
     return [(line.split()[1], int(line.split()[4])) for line in lines]
 
 

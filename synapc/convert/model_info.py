@@ -49,6 +49,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from synapc.backends.jax.lowering import delegate_float_dtype
 from synapc.backends.package import Subgraph, TensorSpec
 from synapc.backends.targets import Target
+from synapc.backends.targets.latency import layer_time
 from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap.base import is_float
 from synapc.dialects.synap.constant import ConstantOp
@@ -285,13 +286,16 @@ def activation_peak(func: FuncOp, float_dtype: np.dtype | None = None) -> tuple[
 
 
 def _layer_section(
-    layers: Sequence[tuple[int, Operation, str]], float_dtype: np.dtype
+    layers: Sequence[tuple[int, Operation, str]],
+    float_dtype: np.dtype,
+    seconds: Sequence[float],
 ) -> list[str]:
-    """The layer table, followed by the full names of the layer names it shortened."""
-    header = ["#", "layer", "type", "output shape", "output type", "delegate"]
+    """The layer table (with each layer's estimated time), followed by the full names
+    of the layer names it shortened."""
+    header = ["#", "layer", "type", "output shape", "output type", "delegate", "est. us"]
     rows: list[list[str]] = []
     fused: list[list[str]] = []
-    for k, (_, op, delegate) in enumerate(layers):
+    for k, ((_, op, delegate), t) in enumerate(zip(layers, seconds, strict=True)):
         names = list(dict.fromkeys(source_layers(op)))
         rows.append(
             [
@@ -303,12 +307,13 @@ def _layer_section(
                     op, np.dtype(np.float32) if delegate == "cpu" else float_dtype
                 ),
                 delegate,
+                f"{1e6 * t:.1f}",
             ]
         )
         fused.append(names[1:])
 
-    # Columns other than `layer`, and the two spaces after each of the six columns.
-    others = [max(len(r[i]) for r in [header, *rows]) for i in (0, 2, 3, 4, 5)]
+    # Columns other than `layer`, and the two spaces after each of the columns.
+    others = [max(len(r[i]) for r in [header, *rows]) for i in (0, 2, 3, 4, 5, 6)]
     base = sum(others) + 2 * len(header)
     label_width = NAME_WIDTH
     room = WIDTH - base - max(len(shorten(r[1], label_width)) for r in [header, *rows])
@@ -395,6 +400,10 @@ def model_info(
         *notes,
         "",
     ]
+    seconds = [layer_time(op, target, delegate) for _, op, delegate in layers]
+    per_subgraph = [0.0] * len(subgraphs)
+    for (k, _, _), t in zip(layers, seconds, strict=True):
+        per_subgraph[k] += t
     sub_rows = [
         [
             i,
@@ -403,13 +412,16 @@ def model_info(
             len(s.outputs),
             sum(1 for k, _, _ in layers if k == i),
             sum(w.nbytes for w in s.weights),
+            f"{1000 * per_subgraph[i]:.3f}",
         ]
         for i, s in enumerate(subgraphs)
     ]
     lines += [
-        "Subgraphs",
+        f"Subgraphs (estimated {1000 * sum(seconds):.3f} ms on {target.name}: "
+        "backends/targets/latency.py)",
         *text_table(
-            ["#", "delegate", "inputs", "outputs", "layers", "weight bytes"], sub_rows
+            ["#", "delegate", "inputs", "outputs", "layers", "weight bytes", "est. ms"],
+            sub_rows,
         ),
         "",
     ]
@@ -417,7 +429,7 @@ def model_info(
     lines += [
         f"Layers ({_count(len(layers), 'layer')} computing "
         f"{_count(len(source_layer_names), 'source layer')})",
-        *_layer_section(layers, float_dtype),
+        *_layer_section(layers, float_dtype, seconds),
     ]
     fallbacks = [
         [str(k), shorten((source_layers(op) or ["-"])[0]), reason.data]
