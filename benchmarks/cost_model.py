@@ -43,14 +43,15 @@ MODELS = (
 )
 
 
-def published_ms() -> dict[tuple[str, str], float]:
-    """(soc, model) -> the published offline NPU inference time in ms."""
+def published_ms(column: str = "offline_npu_infer") -> dict[tuple[str, str], float]:
+    """(soc, model) -> the published time of `column` in ms (the first row of a model
+    the tables list twice)."""
+    times: dict[tuple[str, str], float] = {}
     with PUBLISHED.open() as f:
-        return {
-            (row["soc"], row["model"]): float(row["offline_npu_infer"])
-            for row in csv.DictReader(f)
-            if row["offline_npu_infer"]
-        }
+        for row in csv.DictReader(f):
+            if row[column]:
+                times.setdefault((row["soc"], row["model"]), float(row[column]))
+    return times
 
 
 def _quantized_onnx(model) -> object:
@@ -69,6 +70,20 @@ def _quantized_onnx(model) -> object:
     return synapc.quantize(
         imported, "random", data_type="uint8", scheme="asymmetric_affine"
     )
+
+
+def _float_onnx(model) -> object:
+    """An ONNX model imported and optimized, float."""
+    import tempfile
+
+    import onnx
+
+    import synapc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.onnx"
+        onnx.save(model, path)
+        return synapc.optimize(synapc.import_model(str(path)))
 
 
 def _preprocessing(height: int, width: int) -> object:
@@ -103,6 +118,7 @@ def build_models() -> dict[str, object]:
         "convert_nv12@1920x1080_rgb@224x224": _preprocessing(224, 224),
         "convert_nv12@1920x1080_rgb@640x360": _preprocessing(360, 640),
         "convert_nv12@1920x1080_rgb@1920x1080": _preprocessing(1080, 1920),
+        GPU_MODEL: _float_onnx(build_mobilenet_v2(1.0, 224)),
     }
 
 
@@ -170,6 +186,66 @@ def fit(feats: dict[str, np.ndarray], times: dict[str, float]) -> np.ndarray:
     return best
 
 
+#: The published CPU rows fitted (quantized models: the TFLite CPU delegate in int8) and
+#: the GPU row (a float model: the only buildable one).
+CPU_MODELS = (
+    "mobilenet_v1_0.25_224_quant",
+    "mobilenet_v2_1.0_224_quant",
+    "inception_v4_299_quant",
+)
+GPU_MODEL = "mobilenet_v2_float"
+
+
+def host_features(model, soc: str, host: str) -> tuple[int, float]:
+    """(layers, seconds of all their work at the processor's peak) of `model`."""
+    from synapc.backends.targets import get_target
+    from synapc.backends.targets.latency import HostCalibration, host_time
+
+    target = get_target(soc)
+    ones = HostCalibration(0.0, 1.0, 1.0)
+    ops = [o for o in model.main.body.block.ops if o.name.startswith("synap.")]
+    ops = [o for o in ops if o.name != "synap.constant"]
+    return len(ops), sum(host_time(o, target, host, ones) for o in ops)
+
+
+def host_fit(rows: list[tuple[int, float, float]]) -> tuple[float, float]:
+    """(overhead s, efficiency) minimizing the squared log error of ``layers *
+    overhead + work / efficiency`` against the published ms of `rows`."""
+    overheads = np.geomspace(1e-6, 1e-3, 61)
+    efficiencies = np.geomspace(0.005, 1.0, 81)
+    o, e = np.meshgrid(overheads, efficiencies, indexing="ij")
+    loss = sum((np.log(1000 * (n * o + w / e)) - np.log(ms)) ** 2 for n, w, ms in rows)
+    i, j = np.unravel_index(int(np.argmin(loss)), loss.shape)
+    return float(overheads[i]), float(efficiencies[j])
+
+
+def host_report(models: dict[str, object]) -> None:
+    """The CPU's leave-one-model-out table and the host constants of each SoC."""
+    cpu_ms, gpu_ms = published_ms("online_cpu"), published_ms("online_gpu")
+    print("\n| SoC | CPU model | published ms | predicted ms (left out) | error |")
+    print("|---|---|---|---|---|")
+    for soc in SOCS:
+        rows = {
+            n: (*host_features(models[n], soc, "cpu"), cpu_ms[(soc, n)]) for n in CPU_MODELS
+        }
+        errors = []
+        for left_out in CPU_MODELS:
+            overhead, eff = host_fit([r for n, r in rows.items() if n != left_out])
+            layers, work, ms = rows[left_out]
+            guess = 1000 * (layers * overhead + work / eff)
+            errors.append(abs(guess - ms) / ms)
+            error = f"{100 * errors[-1]:.0f} %"
+            print(f"| {soc} | {left_out} | {ms:.2f} | {guess:.2f} | {error} |")
+        print(f"| {soc} | median absolute percentage error | | | "
+              f"{100 * statistics.median(errors):.0f} % |")  # fmt: skip
+        overhead, cpu = host_fit(list(rows.values()))
+        layers, work = host_features(models[GPU_MODEL], soc, "gpu")
+        gpu_row = gpu_ms[(soc, GPU_MODEL)]
+        gpu = work / (gpu_row / 1000 - layers * overhead)
+        print(f"{soc}: HostCalibration({overhead:.3g}, {cpu:.3g}, {gpu:.3g}) (GPU from "
+              f"{GPU_MODEL}'s {gpu_row} ms alone)")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> None:
     """Build, fit per SoC, print the leave-one-model-out table and the constants."""
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
@@ -179,7 +255,7 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|---|")
     fitted = {}
     for soc in SOCS:
-        feats = {n: features(m, soc) for n, m in models.items()}
+        feats = {n: features(models[n], soc) for n in MODELS}
         times = {n: published[(soc, n)] for n in MODELS}
         errors = []
         for left_out in MODELS:
@@ -197,6 +273,7 @@ def main(argv: list[str] | None = None) -> None:
     for soc, constants in fitted.items():
         values = ", ".join(f"{v:.3g}" for v in constants)
         print(f"{soc}: fitted on every model: Calibration({values})")
+    host_report(models)
 
 
 if __name__ == "__main__":
