@@ -67,11 +67,12 @@ def pipeline(model: Model, metafile: Metafile, where: str, source_layout: str) -
 
 def placement_steps(metafile: Metafile, target: str, where: str) -> list[str]:
     """The steps that split the model by the metafile's ``delegate`` on `target`:
-    ``default``, ``npu`` and ``auto`` keep the model on the target's first delegate
-    (the NPU) except the layers the NPU cannot run, which fall back to the CPU
-    (``place-layers``; a target without an NPU runs everything on its CPU); ``gpu`` /
+    ``default`` and ``npu`` keep the model on the target's first delegate (the NPU)
+    except the layers the NPU cannot run, which fall back to the CPU (``place-layers``;
+    a target without an NPU runs everything on its CPU); ``gpu`` /
     ``cpu`` put every layer there; a map assigns layers (``assign-delegates``), the
-    NPU's rules applying to those on it. (``auto`` does not yet weigh latencies.)"""
+    NPU's rules applying to those on it. ``auto`` also moves NPU layers to the CPU
+    where the latency model finds that faster than crossing between subgraphs."""
     from synapc.backends.targets import get_target
 
     spec = get_target(target)
@@ -85,6 +86,8 @@ def placement_steps(metafile: Metafile, target: str, where: str) -> list[str]:
                 f"delegates: {', '.join(spec.delegates)})"
             )
     place = [f"place-layers{{target={spec.name}}}"] if spec.has_npu else []
+    if delegate == "auto" and place:
+        place = [f"place-layers{{target={spec.name} auto=true}}"]
     if delegate in ("default", "npu", "auto"):
         return [*place, f"partition{{default={first}}}"] if place else []
     if delegate in ("gpu", "cpu"):
