@@ -178,3 +178,16 @@ def test_independent_branches_run_concurrently_with_the_same_results(
         outputs.append([np.asarray(o.to_numpy()) for o in net.predict()])
     for a, b in zip(*outputs, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_split_package_profiles_each_subgraphs_layers(tmp_path: Path) -> None:
+    meta = tmp_path / "meta.yaml"
+    meta.write_text(INPUTS + "delegate:\n  fc: cpu\n")
+    out = tmp_path / "out"
+    synapc.convert(MODEL, "VS680", out, meta, profiling=True)
+    net = synapc.Network(out / "model.synap")
+    assert [s.delegate for s in net.package.subgraphs] == ["npu", "cpu", "npu"]
+    assert [len(s.layers or []) for s in net.package.subgraphs] == [6, 1, 1]
+    net.inputs[0].assign(_input())
+    rows = net.profile()
+    assert len(rows) == 8

@@ -62,7 +62,7 @@ def build_subgraph(
     executable, weights = export_program(function, params, _avals(arg_types))  # type: ignore[arg-type]
     layers = layer_outputs = None
     if profiling:
-        layers, layer_outputs = _profiled_layers(model, target, progress)
+        layers, layer_outputs = _profiled_layers(model, func, target, progress)
     # programs exported here need no checking process when this machine loads them
     register_programs([executable, *(layer.executable for layer in layers or [])])
     return Subgraph(
@@ -105,11 +105,6 @@ def build_subgraphs(
     if not calls:
         subgraph = build_subgraph(model, target, inputs, outputs, profiling, progress)
         return [subgraph], [(0, j) for j in range(len(outputs))]
-    if profiling:
-        raise SynapcError(
-            f"{model.source or 'model'}: --profiling builds of a model split into "
-            "subgraphs are not supported yet"
-        )
     where: dict[SSAValue, tuple[int, int]] = {
         arg: (-1, i) for i, arg in enumerate(model.main.body.block.args)
     }
@@ -140,7 +135,10 @@ def build_subgraphs(
             raise SynapcError(f"{model.source or 'model'}: {error}") from None
         arg_types = list(callee.function_type.inputs.data)
         executable, weights = export_program(function, params, _avals(arg_types))  # type: ignore[arg-type]
-        register_programs([executable])
+        layers = layer_outputs = None
+        if profiling:
+            layers, layer_outputs = _profiled_layers(model, callee, target, progress)
+        register_programs([executable, *(layer.executable for layer in layers or [])])
         refs = [where[v] for v in call.operands]
         sub_inputs = [
             inputs[i] if source == -1 else subgraphs[source].outputs[i]
@@ -153,8 +151,11 @@ def build_subgraphs(
         for j, result in enumerate(call.results):
             where[result] = (k, j)
         subgraphs.append(
-            Subgraph(delegate, executable, weights, sub_inputs, sub_outputs, refs)
-        )
+            Subgraph(
+                delegate, executable, weights, sub_inputs, sub_outputs, refs,
+                layers, layer_outputs,
+            )
+        )  # fmt: skip
     return subgraphs, [where[value] for value in ret.operands]
 
 
@@ -202,10 +203,14 @@ def layer_ops(func: FuncOp) -> list[Operation]:
 
 
 def _profiled_layers(
-    model: Model, target: Target, progress: Callable[[str], None] | None
+    model: Model,
+    func: FuncOp,
+    target: Target,
+    progress: Callable[[str], None] | None,
 ) -> tuple[list[ProfiledLayer], list[tuple[int, int]]]:
-    """Every layer exported on its own, its operands named by producer."""
-    func = model.main
+    """Every layer of `func` (`model`'s main function or one of its subgraphs)
+    exported on its own, computing in the function's float type, its operands named
+    by producer."""
     float_dtype = delegate_float_dtype(func, target)
     where: dict[SSAValue, tuple[int, int]] = {
         arg: (-1, i) for i, arg in enumerate(func.body.block.args)
