@@ -5,7 +5,8 @@
 // synap.delegate on the layers it names: '*' first whatever its place, then in order
 // (later entries win); 'name...' reaches the layers downstream of name (not name
 // itself), '@id' and a bare index the layer with that operator index; `default` is the
-// pass's. The map is consumed.
+// pass's. The map is consumed. (The pattern syntax, shared with the quantization maps:
+// passes/layer_patterns.py.)
 // CHECK:       builtin.module {
 // CHECK:         %a = synap.tanh %x {layer_name = "a", layer_index = 0 : i64, synap.delegate = "cpu"}
 // CHECK-NEXT:    %b = synap.sigmoid %a {layer_name = "b", layer_index = 1 : i64, synap.delegate = "npu"}

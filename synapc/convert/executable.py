@@ -50,21 +50,12 @@ def build_subgraph(
     progress: Callable[[str], None] | None = None,
 ) -> Subgraph:
     """The unsplit model as one subgraph on its delegate (`whole_delegate`): its
-    exported program, weights and, when `profiling`, one exported program per layer.
-    The programs are registered as checked (`synapc.runtime.program_check`): synapc
-    made them, they are no hostile bytes."""
+    exported program, weights and, when `profiling`, one exported program per layer
+    (`_exported`)."""
     func = model.main
-    try:
-        function, params = lower(func, model.weights, target, model.integer_semantics)
-    except UnsupportedOpError as error:
-        raise SynapcError(f"{model.source or 'model'}: {error}") from None
-    arg_types = list(func.function_type.inputs.data)
-    executable, weights = export_program(function, params, _avals(arg_types))  # type: ignore[arg-type]
-    layers = layer_outputs = None
-    if profiling:
-        layers, layer_outputs = _profiled_layers(model, func, target, progress)
-    # programs exported here need no checking process when this machine loads them
-    register_programs([executable, *(layer.executable for layer in layers or [])])
+    executable, weights, layers, layer_outputs = _exported(
+        model, func, target, profiling, progress
+    )
     return Subgraph(
         delegate=whole_delegate(func, target),
         executable=executable,
@@ -75,6 +66,37 @@ def build_subgraph(
         layers=layers,
         layer_outputs=layer_outputs,
     )
+
+
+def _exported(
+    model: Model,
+    func: FuncOp,
+    target: Target,
+    profiling: bool,
+    progress: Callable[[str], None] | None,
+) -> tuple[bytes, list, list[ProfiledLayer] | None, list[tuple[int, int]] | None]:
+    """`func` (`model`'s main function or one of its subgraphs) lowered in its
+    delegate's float type and exported: program, weights and, when `profiling`, its
+    layers' programs and where its outputs come from. The programs are registered as
+    checked (`synapc.runtime.program_check`): synapc made them, they are no hostile
+    bytes."""
+    try:
+        function, params = lower(
+            func,
+            model.weights,
+            target,
+            model.integer_semantics,
+            delegate_float_dtype(func, target),
+        )
+    except UnsupportedOpError as error:
+        raise SynapcError(f"{model.source or 'model'}: {error}") from None
+    arg_types = list(func.function_type.inputs.data)
+    executable, weights = export_program(function, params, _avals(arg_types))  # type: ignore[arg-type]
+    layers = layer_outputs = None
+    if profiling:
+        layers, layer_outputs = _profiled_layers(model, func, target, progress)
+    register_programs([executable, *(layer.executable for layer in layers or [])])
+    return executable, weights, layers, layer_outputs
 
 
 def whole_delegate(func: FuncOp, target: Target) -> str:
@@ -123,22 +145,9 @@ def build_subgraphs(
     for k, call in enumerate(calls):
         callee = callee_of(model.main, call)
         delegate = callee.attributes["synap.delegate"].data  # type: ignore[attr-defined]
-        try:
-            function, params = lower(
-                callee,
-                model.weights,
-                target,
-                model.integer_semantics,
-                delegate_float_dtype(callee, target),
-            )
-        except UnsupportedOpError as error:
-            raise SynapcError(f"{model.source or 'model'}: {error}") from None
-        arg_types = list(callee.function_type.inputs.data)
-        executable, weights = export_program(function, params, _avals(arg_types))  # type: ignore[arg-type]
-        layers = layer_outputs = None
-        if profiling:
-            layers, layer_outputs = _profiled_layers(model, callee, target, progress)
-        register_programs([executable, *(layer.executable for layer in layers or [])])
+        executable, weights, layers, layer_outputs = _exported(
+            model, callee, target, profiling, progress
+        )
         refs = [where[v] for v in call.operands]
         sub_inputs = [
             inputs[i] if source == -1 else subgraphs[source].outputs[i]

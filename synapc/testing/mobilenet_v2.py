@@ -93,6 +93,34 @@ class _Graph:
         return f"{name}.relu6"
 
 
+def _classifier(
+    g: _Graph, x: str, channels: int, classes: int, name: str, resolution: int
+) -> onnx.ModelProto:
+    """The model of the graph so far with a classifier head on `x` (global average
+    pool, fully connected to `classes` logits)."""
+    g.nodes.append(helper.make_node("GlobalAveragePool", [x], ["pool"], name="pool"))
+    g.nodes.append(helper.make_node("Flatten", ["pool"], ["flat"], name="flatten"))
+    w = g.const("fc.w", g.rng.normal(0, 0.01, (classes, channels)))
+    b = g.const("fc.b", np.zeros(classes))
+    g.nodes.append(
+        helper.make_node("Gemm", ["flat", w, b], ["logits"], name="fc", transB=1)
+    )
+    graph = helper.make_graph(
+        g.nodes,
+        name,
+        [
+            helper.make_tensor_value_info(
+                "image", TensorProto.FLOAT, [1, 3, resolution, resolution]
+            )
+        ],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, classes])],
+        g.initializers,
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8
+    )
+
+
 def build_mobilenet_v2(
     width: float = 1.0, resolution: int = 224, classes: int = 1000, seed: int = 2
 ) -> onnx.ModelProto:
@@ -123,27 +151,7 @@ def build_mobilenet_v2(
             index += 1
     last = _channels(1280 * max(1.0, width))
     x = g.conv_bn("head", x, cin, last, 1, 1, 1, True)
-    g.nodes.append(helper.make_node("GlobalAveragePool", [x], ["pool"], name="pool"))
-    g.nodes.append(helper.make_node("Flatten", ["pool"], ["flat"], name="flatten"))
-    w = g.const("fc.w", g.rng.normal(0, 0.01, (classes, last)))
-    b = g.const("fc.b", np.zeros(classes))
-    g.nodes.append(
-        helper.make_node("Gemm", ["flat", w, b], ["logits"], name="fc", transB=1)
-    )
-    graph = helper.make_graph(
-        g.nodes,
-        "mobilenet_v2",
-        [
-            helper.make_tensor_value_info(
-                "image", TensorProto.FLOAT, [1, 3, resolution, resolution]
-            )
-        ],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, classes])],
-        g.initializers,
-    )
-    return helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8
-    )
+    return _classifier(g, x, last, classes, "mobilenet_v2", resolution)
 
 
 #: MobileNetV1's depthwise-separable blocks: (output channels, depthwise stride).
@@ -169,24 +177,4 @@ def build_mobilenet_v1(
         x = g.conv_bn(f"block{k}.dw", x, cin, cin, 3, s, cin, True)
         x = g.conv_bn(f"block{k}.pw", x, cin, cout, 1, 1, 1, True)
         cin = cout
-    g.nodes.append(helper.make_node("GlobalAveragePool", [x], ["pool"], name="pool"))
-    g.nodes.append(helper.make_node("Flatten", ["pool"], ["flat"], name="flatten"))
-    w = g.const("fc.w", g.rng.normal(0, 0.01, (classes, cin)))
-    b = g.const("fc.b", np.zeros(classes))
-    g.nodes.append(
-        helper.make_node("Gemm", ["flat", w, b], ["logits"], name="fc", transB=1)
-    )
-    graph = helper.make_graph(
-        g.nodes,
-        "mobilenet_v1",
-        [
-            helper.make_tensor_value_info(
-                "image", TensorProto.FLOAT, [1, 3, resolution, resolution]
-            )
-        ],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, classes])],
-        g.initializers,
-    )
-    return helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8
-    )
+    return _classifier(g, x, cin, classes, "mobilenet_v1", resolution)
