@@ -24,7 +24,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from synapc.backends.targets.descriptions import Target, get_target
-from synapc.backends.targets.latency import host_time, layer_cost, layer_time
+from synapc.backends.targets.latency import activation_bytes, host_time, layer_time
 from synapc.backends.targets.support import layer_support
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.passes.apply_layout import main_function
@@ -82,16 +82,16 @@ def _on_cpu(layer: Operation) -> bool:
 def auto_placement(func: FuncOp, target: Target) -> None:
     """Move to the CPU each NPU layer whose producers and consumers all run on the CPU
     when the latency model says the CPU computes it faster than the NPU plus the two
-    crossings its staying costs (each tensor: `CROSSING_S` and its bytes over the
-    bandwidth); repeated until nothing moves. The moved layers say why (``synap.auto``)."""
+    crossings its staying costs (`CROSSING_S` each, and its input and output bytes
+    over the bandwidth); repeated until nothing moves. The moved layers say why
+    (``synap.auto``)."""
     ops = [o for o in func.body.block.ops if not isinstance(o, ConstantOp | ReturnOp)]
     graph = layer_graph(ops)
     assert target.ddr_bandwidth is not None
     bandwidth = target.ddr_bandwidth.value
 
     def crossing(layer: Operation) -> float:
-        moved = layer_cost(layer).bytes
-        return 2 * CROSSING_S + moved / bandwidth
+        return 2 * CROSSING_S + activation_bytes(layer) / bandwidth
 
     changed = True
     while changed:
