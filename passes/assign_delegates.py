@@ -59,8 +59,8 @@ class AssignDelegatesPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         entries = delegate_map(op)
         ops = list(main_function(op).body.block.ops)
-        layers = [k for k, o in enumerate(ops) if k in dataflow_graph(ops)]
         graph = dataflow_graph(ops)
+        layers = set(graph.nodes)
         ordered = [e for e in entries if e[0] == "*"] + [e for e in entries if e[0] != "*"]
         for pattern, delegate in ordered:
             chosen = self.default if delegate == "default" else delegate
@@ -70,7 +70,7 @@ class AssignDelegatesPass(ModulePass):
                     f"default, {', '.join(DELEGATES)})"
                 )
             if pattern == "*":
-                found = set(layers)
+                found = layers
             else:
                 written = f"@{pattern}" if pattern.isdigit() else pattern
                 found = match_layers(written, ops, graph, FIELD)

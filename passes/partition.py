@@ -38,6 +38,7 @@ from xdsl.rewriter import Rewriter
 
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.passes.apply_layout import main_function, return_of
+from synapc.passes.layer_patterns import dataflow_graph
 
 #: The delegates a layer may run on.
 DELEGATES = ("npu", "gpu", "cpu")
@@ -51,20 +52,6 @@ def delegate_of(op: Operation, default: str) -> str:
     """The delegate a layer asks for (`default` when it names none)."""
     attr = op.attributes.get(DELEGATE)
     return attr.data if isinstance(attr, StringAttr) else default
-
-
-def layer_graph(ops: Sequence[Operation]) -> nx.DiGraph:
-    """The dataflow graph of the layers `ops` (constants left out): an edge from the
-    layer that defines a value to each layer that reads it."""
-    graph = nx.DiGraph()
-    index = {op: k for k, op in enumerate(ops)}
-    graph.add_nodes_from(range(len(ops)))
-    for k, op in enumerate(ops):
-        for value in op.operands:
-            owner = value.owner
-            if isinstance(owner, Operation) and owner in index:
-                graph.add_edge(index[owner], k)
-    return graph
 
 
 def convex_groups(
@@ -195,7 +182,7 @@ class PartitionPass(ModulePass):
             if FALLBACK in layer.attributes:
                 delegates[n] = "cpu"
         groups = convex_groups(
-            layer_graph(layers),
+            dataflow_graph(layers),
             delegates,
             self.max_partitions,
             self.min_nodes_per_partition,

@@ -51,6 +51,7 @@ from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, dtype_kind, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.limits import check_tensor, limits
+from synapc.passes.partition import DELEGATE
 from synapc.weights import WeightStore
 
 
@@ -188,7 +189,7 @@ def delegate_float_dtype(func: FuncOp, target: Target) -> np.dtype:
     """The float type a function computes in on its delegate (``synap.delegate``, the
     NPU when it names none): the CPU float32, the GPU float16, the NPU as
     `compute_float_dtype` says."""
-    delegate = func.attributes.get("synap.delegate")
+    delegate = func.attributes.get(DELEGATE)
     name = delegate.data if isinstance(delegate, StringAttr) else "npu"
     if name == "cpu" or not target.has_npu:
         return np.dtype(np.float32)

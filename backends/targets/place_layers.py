@@ -28,7 +28,8 @@ from synapc.backends.targets.latency import activation_bytes, host_time, layer_t
 from synapc.backends.targets.support import layer_support
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.passes.apply_layout import main_function
-from synapc.passes.partition import DELEGATE, FALLBACK, layer_graph
+from synapc.passes.layer_patterns import dataflow_graph
+from synapc.passes.partition import DELEGATE, FALLBACK
 
 #: The attribute naming the NPU engine that runs a layer.
 ENGINE = "synap.engine"
@@ -86,7 +87,7 @@ def auto_placement(func: FuncOp, target: Target) -> None:
     over the bandwidth); repeated until nothing moves. The moved layers say why
     (``synap.auto``)."""
     ops = [o for o in func.body.block.ops if not isinstance(o, ConstantOp | ReturnOp)]
-    graph = layer_graph(ops)
+    graph = dataflow_graph(ops)
     assert target.ddr_bandwidth is not None
     bandwidth = target.ddr_bandwidth.value
 

@@ -229,15 +229,10 @@ def _convert(
             keep("optimized", module)
 
     tick = time.perf_counter()
-    quantization = metafile.quantization
-    report: dict[str, bytes] = {}
     with metafile_errors(None if metafile.path is None else where):
-        if quantization is not None and quantization.dataset:
-            optimized, report = _quantized(
-                model, passes, metafile, where, between, keep, say, progress
-            )
-        else:
-            optimized = run_pipeline(model, passes, between)
+        optimized, report = _optimized(
+            model, passes, metafile, where, between, keep, say, progress
+        )
         if placement:
             optimized = run_pipeline(optimized, placement)
             keep("placed", optimized.module)
@@ -256,6 +251,24 @@ def _convert(
         title = f"synapc {fields['synapc']}: {path.name} quantized for {spec.name}"
         report = {name: title.encode() + b"\n" + data for name, data in report.items()}
     return {**files, **report, **stages}
+
+
+def _optimized(
+    model: Model,
+    passes: str,
+    metafile: Metafile,
+    where: str,
+    between: Callable[[ModulePass | None, ModuleOp, ModulePass | None], None],
+    keep: Callable[[str, object], None],
+    say: Callable[[str], None],
+    progress: bool = False,
+) -> tuple[Model, dict[str, bytes]]:
+    """The pipeline `passes` run on the imported `model`, calibrating and quantizing
+    when the metafile asks (`_quantized`: then with ``quantization_info.txt``)."""
+    quantization = metafile.quantization
+    if quantization is not None and quantization.dataset:
+        return _quantized(model, passes, metafile, where, between, keep, say, progress)
+    return run_pipeline(model, passes, between), {}
 
 
 def _quantized(
@@ -410,17 +423,12 @@ def converted_model(
     yet split by delegate. Nothing is compiled or written."""
     path, metafile, where = _opened(model, meta)
     imported, passes, _ = _imported(path, metafile, where, target)
-    quantization = metafile.quantization
     with metafile_errors(None if metafile.path is None else where):
-        if quantization is not None and quantization.dataset:
+        return _optimized(imported, passes, metafile, where, _ignore, _ignore, say)[0]
 
-            def nothing(*_: object) -> None:
-                return None
 
-            return _quantized(
-                imported, passes, metafile, where, nothing, nothing, say, False
-            )[0]
-        return run_pipeline(imported, passes)
+def _ignore(*_: object) -> None:
+    """A --preserve callback that keeps nothing."""
 
 
 def _opened(

@@ -29,6 +29,7 @@ from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.model import Model
+from synapc.passes.partition import DELEGATE
 from synapc.runtime.program_check import register_programs
 
 
@@ -102,7 +103,7 @@ def _exported(
 def whole_delegate(func: FuncOp, target: Target) -> str:
     """The delegate of an unsplit `@main`: the one ``partition`` left it on, else the
     target's first."""
-    attr = func.attributes.get("synap.delegate")
+    attr = func.attributes.get(DELEGATE)
     return attr.data if isinstance(attr, StringAttr) else target.delegates[0]
 
 
@@ -144,7 +145,7 @@ def build_subgraphs(
     subgraphs = []
     for k, call in enumerate(calls):
         callee = callee_of(model.main, call)
-        delegate = callee.attributes["synap.delegate"].data  # type: ignore[attr-defined]
+        delegate = callee.attributes[DELEGATE].data  # type: ignore[attr-defined]
         executable, weights, layers, layer_outputs = _exported(
             model, callee, target, profiling, progress
         )
@@ -178,7 +179,7 @@ def model_layers(func: FuncOp, target: Target) -> list[tuple[int, Operation, str
     out = []
     for k, call in enumerate(calls):
         callee = callee_of(func, call)
-        delegate = callee.attributes["synap.delegate"].data  # type: ignore[attr-defined]
+        delegate = callee.attributes[DELEGATE].data  # type: ignore[attr-defined]
         out += [(k, op, delegate) for op in layer_ops(callee)]
     return out
 

@@ -55,6 +55,7 @@ from synapc.dialects.synap.base import is_float
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, numpy_dtype
 from synapc.passes.layer_patterns import source_layers
+from synapc.passes.partition import FALLBACK
 
 #: The line width model_info.txt keeps to.
 WIDTH = 120
@@ -434,7 +435,7 @@ def model_info(
     fallbacks = [
         [str(k), shorten((source_layers(op) or ["-"])[0]), reason.data]
         for k, (_, op, _) in enumerate(layers)
-        if isinstance(reason := op.attributes.get("synap.fallback"), StringAttr)
+        if isinstance(reason := op.attributes.get(FALLBACK), StringAttr)
     ]
     if fallbacks:
         lines += [

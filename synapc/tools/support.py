@@ -15,7 +15,7 @@ from synapc.convert.executable import layer_ops
 from synapc.convert.model_info import shorten, source_layers, text_table
 
 #: What the engine column says of a layer the NPU cannot run.
-FALLBACK = "CPU"
+CPU_FALLBACK = "CPU"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +47,7 @@ def support_table(func: FuncOp, target: Target) -> str:
     engines: Counter[str] = Counter()
     for index, op in enumerate(layer_ops(func)):
         support = layer_support(op, target)
-        engine = support.engine or FALLBACK
+        engine = support.engine or CPU_FALLBACK
         engines[engine] += 1
         names = source_layers(op)
         rows.append(
@@ -62,7 +62,7 @@ def support_table(func: FuncOp, target: Target) -> str:
         )
     lines = text_table(("#", "layer", "op", "types", "engine", "reason"), rows)
     counts = ", ".join(
-        f"{engines[e]} on {e}" for e in (*("NN", "TP", "PPU"), FALLBACK) if engines[e]
+        f"{engines[e]} on {e}" for e in ("NN", "TP", "PPU", CPU_FALLBACK) if engines[e]
     )
     lines.append("")
     lines.append(f"{target.name}: {len(rows)} layers: {counts or 'none'}")
