@@ -21,8 +21,8 @@ float or between quantized types, `synap.dequantize`, `synap.cast` to or from f1
   points are the fused layers), its kernel convolves into the result's type and
   max-pools stored integers, and the maximum commutes with quantization's clamping;
 * ops that rescale (add, sub, mul, squared_difference, prelu, matmul, concat, mean,
-  sum, select, clamp / relu / relu6, leaky_relu, hard_swish, gelu, elu, exp, log, sqrt,
-  rsqrt, abs): inputs in their own types, the result from its range;
+  sum, select, clamp / relu / relu6, leaky_relu, hard_swish, swish, gelu, elu, exp, log,
+  sqrt, rsqrt, abs): inputs in their own types, the result from its range;
 * ops that select an operand's value (maximum, minimum, reduce_max, reduce_min): the
   operands requantized to the result's type (from its range; TFLite requires one);
 * ops that move stored integers (reshape, transpose, pools, pad, slices, split, tile,
@@ -33,7 +33,7 @@ float or between quantized types, `synap.dequantize`, `synap.cast` to or from f1
 
 Kernels TFLite has for some storages only (`STORAGES`): a uint8 layer of an int8-only
 kernel (elu, exp, log, sqrt, rsqrt, abs, squared_difference) runs in int8 (same width,
-conversions inserted); other missing storages (int16 hard_swish, elu, log, rsqrt,
+conversions inserted); other missing storages (int16 hard_swish, swish, elu, log, rsqrt,
 log_softmax, l2_normalization, squared_difference, bilinear resize) stay float.
 
 Schemes: ``asymmetric_affine`` (asymmetric activations; per-tensor weights, symmetric
@@ -159,6 +159,7 @@ RESCALING_OPS: tuple[type[Operation], ...] = (
     act.ClampOp,
     act.LeakyReluOp,
     act.HardSwishOp,
+    act.SwishOp,
     act.GeluOp,
     act.EluOp,
     act.ExpOp,
@@ -207,6 +208,7 @@ FIXED_OUTPUT_OPS: dict[type[Operation], dict[str, tuple[float, int]]] = {
 #: in other storages they stay float.
 STORAGES: dict[type[Operation], tuple[str, ...]] = {
     act.HardSwishOp: ("u8", "i8"),
+    act.SwishOp: ("u8", "i8"),  # the NPU's 8-bit SWISH table (TFLite has no kernel)
     act.EluOp: ("i8",),
     act.ExpOp: ("i8", "i16"),
     act.LogOp: ("i8",),  # int16: the 513-entry table is off by thousands of steps

@@ -222,6 +222,21 @@ def gelu_approximate_lut_transform(v: np.ndarray) -> np.ndarray:
     return F32(0.5) * v * (F32(1) + fp.tanhf((_SQRT_2_OVER_PI * inner).astype(F32)))
 
 
+def swish_lut_transform(beta: float) -> Callable[[np.ndarray], np.ndarray]:
+    """Swish ``x * logistic(beta * x)`` in float32 (``expf``): the function of the
+    quantized SWISH table. TFLite has no SWISH kernel (its graphs hold LOGISTIC and MUL);
+    the NPU runs 8-bit SWISH as one table on a tensor processor, so a quantized swish is
+    one table here too, populated as TFLite populates its other 8-bit tables."""
+
+    def transform(v: np.ndarray) -> np.ndarray:
+        v = np.asarray(v, F32)
+        with np.errstate(over="ignore"):
+            denominator = (F32(1) + fp.expf((F32(-beta) * v).astype(F32))).astype(F32)
+        return (v / denominator).astype(F32)
+
+    return transform
+
+
 def elu_lut_transform(alpha: float) -> Callable[[np.ndarray], np.ndarray]:
     """TFLite's int8 ELU transform ``x < 0 ? expm1f(x) : x`` (TFLite's ELU has alpha 1; a
     different `alpha` multiplies the negative branch in float32)."""
@@ -497,6 +512,13 @@ def q_elu(
     return _lut(x, qi, qo, elu_lut_transform(p["alpha"]))
 
 
+def q_swish(
+    x: jax.Array, qi: UniformQuantizedType, qo: UniformQuantizedType, p: dict[str, Any]
+) -> jax.Array:
+    """8-bit swish: a table of `swish_lut_transform`."""
+    return _lut(x, qi, qo, swish_lut_transform(p["beta"]))
+
+
 def q_exp(
     x: jax.Array, qi: UniformQuantizedType, qo: UniformQuantizedType, p: dict[str, Any]
 ) -> jax.Array:
@@ -612,6 +634,7 @@ _QUANTIZED: dict[type, tuple[Callable[..., jax.Array], tuple[str, ...]]] = {
     act.TanhOp: (q_tanh, ("int8", "uint8", "int16")),
     act.HardSwishOp: (q_hard_swish, ("int8", "uint8")),
     act.GeluOp: (q_gelu, ("int8", "uint8", "int16")),
+    act.SwishOp: (q_swish, ("int8", "uint8")),
     act.EluOp: (q_elu, ("int8",)),
     act.ExpOp: (q_exp, ("int8", "int16")),
     act.LogOp: (q_log, ("int8", "int16")),
@@ -620,7 +643,8 @@ _QUANTIZED: dict[type, tuple[Callable[..., jax.Array], tuple[str, ...]]] = {
     act.AbsOp: (q_abs, ("int8", "int16")),
     act.NegOp: (q_neg, ("int8", "int16")),
 }
-"""Quantized kernels and the storage types TFLite implements them for."""
+"""Quantized kernels and the storage types TFLite implements them for (swish: the
+types of the NPU's SWISH table, `swish_lut_transform`)."""
 
 PER_CHANNEL: frozenset[type] = frozenset({act.HardSwishOp})
 WIDE_INPUT: frozenset[type] = frozenset({act.HardSwishOp})
