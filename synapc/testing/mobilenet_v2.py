@@ -94,7 +94,13 @@ class _Graph:
 
 
 def _classifier(
-    g: _Graph, x: str, channels: int, classes: int, name: str, resolution: int
+    g: _Graph,
+    x: str,
+    channels: int,
+    classes: int,
+    name: str,
+    resolution: int,
+    batch: int = 1,
 ) -> onnx.ModelProto:
     """The model of the graph so far with a classifier head on `x` (global average
     pool, fully connected to `classes` logits)."""
@@ -110,10 +116,10 @@ def _classifier(
         name,
         [
             helper.make_tensor_value_info(
-                "image", TensorProto.FLOAT, [1, 3, resolution, resolution]
+                "image", TensorProto.FLOAT, [batch, 3, resolution, resolution]
             )
         ],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, classes])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, classes])],
         g.initializers,
     )
     return helper.make_model(
@@ -122,10 +128,14 @@ def _classifier(
 
 
 def build_mobilenet_v2(
-    width: float = 1.0, resolution: int = 224, classes: int = 1000, seed: int = 2
+    width: float = 1.0,
+    resolution: int = 224,
+    classes: int = 1000,
+    seed: int = 2,
+    batch: int = 1,
 ) -> onnx.ModelProto:
-    """MobileNetV2 with input ``image`` [1, 3, resolution, resolution] and output
-    ``logits`` [1, classes]."""
+    """MobileNetV2 with input ``image`` [batch, 3, resolution, resolution] and output
+    ``logits`` [batch, classes]."""
     g = _Graph(seed)
     g.const("zero", np.array(0.0))
     g.const("six", np.array(6.0))
@@ -151,7 +161,7 @@ def build_mobilenet_v2(
             index += 1
     last = _channels(1280 * max(1.0, width))
     x = g.conv_bn("head", x, cin, last, 1, 1, 1, True)
-    return _classifier(g, x, last, classes, "mobilenet_v2", resolution)
+    return _classifier(g, x, last, classes, "mobilenet_v2", resolution, batch)
 
 
 #: MobileNetV1's depthwise-separable blocks: (output channels, depthwise stride).
