@@ -141,11 +141,10 @@ def _itemsize(value: SSAValue, float_bytes: int) -> int:
     return max(width // 8, 1)
 
 
-def activation_bytes(op: Operation, float_bytes: int = 2) -> int:
-    """Bytes of `op`'s non-constant operands and results: what crosses between
-    subgraphs when its neighbours run elsewhere (weights stay with the layer)."""
-    values = [v for v in op.operands if not isinstance(v.owner, ConstantOp)]
-    return sum(_elements(v) * _itemsize(v, float_bytes) for v in (*values, *op.results))
+def activation_bytes_of(value: SSAValue, float_bytes: int = 2) -> int:
+    """Bytes of one tensor as the NPU holds it (float in `float_bytes`): what crosses
+    between subgraphs when its producer and a consumer run on different delegates."""
+    return _elements(value) * _itemsize(value, float_bytes)
 
 
 def layer_cost(op: Operation, float_bytes: int = 2) -> LayerCost:
