@@ -30,12 +30,13 @@ from dataclasses import dataclass
 
 import networkx as nx
 from xdsl.context import Context
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from synapc.dialects.synap.base import is_quantized
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.passes.apply_layout import main_function, return_of
 from synapc.passes.layer_patterns import dataflow_graph
@@ -46,6 +47,28 @@ DELEGATES = ("npu", "gpu", "cpu")
 DELEGATE = "synap.delegate"
 #: The attribute giving why a layer cannot run on an accelerator.
 FALLBACK = "synap.fallback"
+
+
+def _quantized(value: SSAValue) -> bool:
+    t = value.type
+    return isinstance(t, TensorType) and is_quantized(t.element_type)
+
+
+def float_bits(func: FuncOp, npu_float_bits: int) -> int:
+    """The width of the float type `func`'s float tensors compute in on its delegate
+    (``synap.delegate``, the NPU when it names none): the CPU 32, the GPU 16, the NPU
+    `npu_float_bits` (16 on VS680 / VS640) but 32 in a function with quantized tensors
+    (its float tensors are the host's quantize / dequantize edges or CPU islands). The
+    backend computes in it and the memory planner sizes tensors by it."""
+    delegate = func.attributes.get(DELEGATE)
+    name = delegate.data if isinstance(delegate, StringAttr) else "npu"
+    if name == "cpu":
+        return 32
+    if name == "gpu":
+        return 16
+    block = func.body.block
+    values = [*block.args, *(r for op in block.ops for r in op.results)]
+    return 32 if any(_quantized(v) for v in values) else npu_float_bits
 
 
 def delegate_of(op: Operation, default: str) -> str:

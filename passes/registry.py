@@ -39,6 +39,8 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     "assign-delegates": ("assign_delegates", "AssignDelegatesPass"),
     "place-layers": ("synapc.backends.targets.place_layers", "PlaceLayersPass"),
     "partition": ("partition", "PartitionPass"),
+    # memory planning (issue 21)
+    "plan-memory": ("plan_memory", "PlanMemoryPass"),
 }
 
 

@@ -51,7 +51,7 @@ from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, dtype_kind, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.limits import check_tensor, limits
-from synapc.passes.partition import DELEGATE
+from synapc.passes.partition import float_bits
 from synapc.weights import WeightStore
 
 
@@ -186,33 +186,16 @@ def callee_of(func: FuncOp, call: CallOp) -> FuncOp:
 
 
 def delegate_float_dtype(func: FuncOp, target: Target) -> np.dtype:
-    """The float type a function computes in on its delegate (``synap.delegate``, the
-    NPU when it names none): the CPU float32, the GPU float16, the NPU as
-    `compute_float_dtype` says."""
-    delegate = func.attributes.get(DELEGATE)
-    name = delegate.data if isinstance(delegate, StringAttr) else "npu"
-    if name == "cpu" or not target.has_npu:
+    """The float type a function computes in on its delegate (`partition.float_bits`;
+    float32 everywhere on a target without an NPU)."""
+    if not target.has_npu:
         return np.dtype(np.float32)
-    if name == "gpu":
-        return np.dtype(np.float16)
-    return compute_float_dtype(func, target)
+    npu_bits = 8 * target.npu_float_dtype.itemsize
+    return np.dtype(f"float{float_bits(func, npu_bits)}")
 
 
 def _is_quantized_value(value: SSAValue) -> bool:
     return isinstance(value.type, TensorType) and is_quantized(value.type.element_type)
-
-
-def _has_quantized_tensors(func: FuncOp) -> bool:
-    return any(
-        _is_quantized_value(v) for op in func.body.block.ops for v in op.results
-    ) or any(_is_quantized_value(a) for a in func.body.block.args)
-
-
-def compute_float_dtype(func: FuncOp, target: Target) -> np.dtype:
-    """The dtype float tensors of `func` compute in: the target's NPU float type, but
-    float32 in a model with quantized tensors (its float tensors are the host's quantize /
-    dequantize edges or CPU islands)."""
-    return np.dtype(np.float32 if _has_quantized_tensors(func) else target.npu_float_dtype)
 
 
 def kernel_for(op: Operation, ctx: LoweringContext) -> Kernel:
@@ -494,6 +477,17 @@ def _check_intermediates(jaxpr: Any, labels: dict[str, str], label: str = "") ->
                 _check_intermediates(sub, labels, here)
 
 
+def stored(result: jax.Array) -> jax.Array:
+    """A layer's result as memory holds it: a float16 result rounded to float16. XLA
+    computes float16 in float32 and may keep that excess precision from one fused
+    layer into the next; the NPU writes every layer's result to memory in float16, so
+    the program rounds there (inside a layer the excess precision stays, as in the
+    NPU's wider accumulators)."""
+    if result.dtype == jnp.float16:
+        return jax.lax.reduce_precision(result, exponent_bits=5, mantissa_bits=10)
+    return result
+
+
 def input_specs(func: FuncOp) -> list[jax.ShapeDtypeStruct]:
     """Shape and dtype of each argument of the lowered function, as `run` receives them
     (64-bit integers as their 32-bit device dtype)."""
@@ -515,7 +509,7 @@ def lower(
 ):
     """The JAX function ``f(params, *inputs) -> outputs`` for `func`, and its params.
 
-    Float tensors compute in `float_dtype`, by default the one `compute_float_dtype`
+    Float tensors compute in `float_dtype`, by default the one `delegate_float_dtype`
     chooses for `func` (a part of a model lowered on its own passes the whole model's).
     Everything is checked here, never at the first run: `check_function` first, then an
     abstract trace of the program (shapes and dtypes only) that surfaces every refusal
@@ -616,7 +610,7 @@ def lower(
                 with jax.named_scope(_scope(position)):
                     results = _run_kernel(kernels[op], op, args, ctx, labels[op])
             for value, result in zip(op.results, results, strict=True):
-                env[value] = result
+                env[value] = stored(result)
         raise UnsupportedOpError("the function has no return")
 
     function = jax.jit(run)

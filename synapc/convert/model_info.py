@@ -8,7 +8,7 @@ Types are the types tensors have on the target, not the IR's:
 * float tensors show the float type they are computed in: `f16` in a float model on
   VS680 / VS640 (their NPUs run float models as float16), `f32` on GENERIC and in any
   model with quantized tensors (its float tensors are float32 on every target), as the
-  lowering chooses (`compute_float_dtype`); a line under the title says which;
+  lowering chooses (`delegate_float_dtype`); a line under the title says which;
 * quantized tensors show their storage type and quantization,
   `uint8 scale=0.0235 zero_point=128`, or per channel
   `int8 per-channel axis=0 (16 channels)`;
