@@ -76,16 +76,22 @@ def test_a_delegate_splits_the_package(
     np.testing.assert_allclose(actual, reference, atol=2e-3)
 
 
-def test_the_pipeline_shows_the_placement_steps(tmp_path: Path) -> None:
+def test_the_pipeline_shows_the_placement_and_memory_steps(tmp_path: Path) -> None:
     meta = REPO / "examples" / "tiny_classifier.yaml"
     spec = conversion_pipeline(MODEL, meta)
-    assert spec.endswith(",optimize,place-layers{target=VS680},partition{default=npu}")
-    assert conversion_pipeline(MODEL, meta, "GENERIC").endswith(",optimize")
+    vs680 = "plan-memory{alignment=64 sram-bytes=1048576 npu-float-bytes=2}"
+    assert spec.endswith(
+        f",optimize,place-layers{{target=VS680}},partition{{default=npu}},{vs680}"
+    )
+    assert conversion_pipeline(MODEL, meta, "GENERIC").endswith(
+        ",optimize,plan-memory{alignment=64 sram-bytes=0 npu-float-bytes=4}"
+    )
     mapped = tmp_path / "map.yaml"
     mapped.write_text(INPUTS + "delegate:\n  fc: gpu\n")
     assert conversion_pipeline(MODEL, mapped, "VS640").endswith(
         "optimize,assign-delegates{default=npu},place-layers{target=VS640},"
-        "partition{default=npu}"
+        "partition{default=npu},"
+        "plan-memory{alignment=64 sram-bytes=524288 npu-float-bytes=2}"
     )
 
 

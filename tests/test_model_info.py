@@ -306,3 +306,24 @@ def test_lines_fit_and_every_source_layer_is_named_once(kind: str, tmp_path: Pat
         assert own.startswith(head) and (own.endswith(tail) or tail == "")
         full_names = _rows(_section(info, "Full names of the layer names shortened"))
         assert {"#": index, "layer": own} in full_names
+
+
+def test_memory_plan_section_per_subgraph(tmp_path: Path) -> None:
+    """Each subgraph's plan: the DDR arena against its lower bound, the peak's layer,
+    the SRAM's share, and the buffers placed by rule; the package holds the same plan.
+    On GENERIC (no SRAM) every intermediate is in the arena, here at the lower bound."""
+    from synapc.backends.package.reader import read_package
+
+    for target, sram in (("VS680", "of 1048576 bytes hold"), ("GENERIC", "SRAM: 0 of 0")):
+        result = convert(EXAMPLE, target, tmp_path / target, EXAMPLE_META)
+        info = result.model_info.read_text()
+        section = info.split("Memory plan of subgraph 0 (", 1)[1].split("\n\n", 1)[0]
+        bound = int(re.search(r"DDR arena lower bound .*: (\d+)", section).group(1))
+        arena = int(re.search(r"DDR arena planned: (\d+)", section).group(1))
+        assert arena == bound and "(overhead 0.0 %" in section
+        assert "peak of live tensors at layer" in section and sram in section
+        plan = read_package(result.package).subgraphs[0].memory_plan
+        assert plan is not None and plan.figures["arena"] == arena
+        in_arena = [t for t in plan.tensors if t.memory == "ddr"]
+        assert all(t.offset % 64 == 0 and t.offset + t.size <= arena for t in in_arena)
+    assert arena > 0 and len(in_arena) == len(plan.tensors)

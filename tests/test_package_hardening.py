@@ -385,6 +385,26 @@ def test_renamed_member(tmp_path: Path, original: bytes) -> None:
             "outputs[0].quantization.scale[0]: scale -0.1 is not positive",
         ),
         (lambda m: m.update(layers=[]), "field 'layer_outputs' is missing"),
+        (
+            lambda m: m["memory_plan"]["figures"].update(arena=-1),
+            "memory_plan.figures.arena: -1 is out of range",
+        ),
+        (
+            lambda m: m["memory_plan"]["figures"].pop("lower_bound"),
+            "memory_plan.figures: field 'lower_bound' is missing",
+        ),
+        (
+            lambda m: m["memory_plan"]["tensors"][0].update(memory="l2"),
+            "memory_plan.tensors[0].memory: unknown memory 'l2'",
+        ),
+        (
+            lambda m: m["memory_plan"]["tensors"][0].update(offset=2**40),
+            "memory_plan.tensors[0]: bytes [1099511627776, ",
+        ),
+        (
+            lambda m: m["memory_plan"]["tensors"][0].update(first=9, last=2),
+            "memory_plan.tensors[0]: its first step comes after its last",
+        ),
     ],
 )
 def test_model_json_fields(

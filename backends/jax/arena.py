@@ -11,6 +11,13 @@ out. A reshape or a concatenation in place writes nothing: its bytes must alread
 where the plan says, written by the layers before it. Function arguments, results and
 weights are placed by rule and stay ordinary arrays; a call runs the callee with its
 own arena.
+
+XLA contracts a float32 multiply in one layer and an add in the next into one fused
+multiply-add when it compiles the whole program, which no layer-by-layer execution
+does; so the proof compares the arena run with the same layers run without an arena
+(`in_arena=False`), bit for bit, and with the program: bit for bit on the NPU's
+float16 (every layer's result is rounded to float16 at its boundary in both) and
+integers, within one float32 rounding on float32.
 """
 
 from __future__ import annotations
@@ -54,8 +61,11 @@ class ArenaExecutor:
         weights: WeightStore,
         target: Target,
         semantics: IntegerSemantics = IntegerSemantics.TFLITE,
+        in_arena: bool = True,
     ) -> None:
         lowering.load_kernels()
+        #: False: the same layers, their results kept as arrays (the control run)
+        self.in_arena = in_arena
         self.module = module
         self.weights = weights
         self.target = target
@@ -124,7 +134,7 @@ class ArenaExecutor:
             if placed is None:
                 raise UnsupportedOpError(f"{op_label(op, position)}: no synap.placement")
             for value, result, place in zip(op.results, results, placed, strict=True):
-                if place is None:
+                if place is None or not self.in_arena:
                     env[value] = result
                     continue
                 places[value] = place

@@ -50,6 +50,7 @@ from synapc.backends.package.spec import (
     DELEGATES,
     MAX_INT,
     FieldError,
+    MemoryPlan,
     PackageError,
     ProfiledLayer,
     StateSpec,
@@ -110,6 +111,7 @@ class SubgraphModel:
     input_refs: list[tuple[int, int]]
     layers: list[ProfiledLayer] | None
     layer_outputs: list[tuple[int, int]] | None
+    memory_plan: MemoryPlan | None = None
 
 
 class Package:
@@ -706,7 +708,10 @@ class _Reader:
     ) -> SubgraphModel:
         member = f"{index}/model.json"
         model = obj(
-            load_json(self.members[member]), "", _MODEL_FIELDS, ("layers", "layer_outputs")
+            load_json(self.members[member]),
+            "",
+            _MODEL_FIELDS,
+            ("layers", "layer_outputs", "memory_plan"),
         )
         delegate = choice(model["delegate"], "delegate", DELEGATES, "delegate")
         executable = self._name(
@@ -730,6 +735,9 @@ class _Reader:
         layers = layer_outputs = None
         if "layers" in model or "layer_outputs" in model:
             layers, layer_outputs = self._layers(index, model, len(inputs), len(outputs))
+        plan = None
+        if "memory_plan" in model:
+            plan = MemoryPlan.from_json(model["memory_plan"])
         return SubgraphModel(
             model_json=model,
             delegate=delegate,
@@ -740,6 +748,7 @@ class _Reader:
             input_refs=refs,
             layers=layers,
             layer_outputs=layer_outputs,
+            memory_plan=plan,
         )
 
     def _layers(

@@ -424,6 +424,82 @@ class ProfiledLayer:
     operands: list[tuple[int, int]]
 
 
+#: The byte figures of a subgraph's memory plan (`passes/memory/placement.py`).
+PLAN_FIGURES = (
+    "arena", "lower_bound", "no_reuse", "sram", "sram_resident", "weights", "inputs",
+    "outputs", "alignment", "peak_step",
+)  # fmt: skip
+#: Memories a planned tensor lives in.
+PLAN_MEMORIES = ("ddr", "sram")
+_PLANNED_FIELDS = ("layer", "out", "memory", "offset", "size", "first", "last")
+
+
+@dataclass(frozen=True)
+class PlannedTensor:
+    """Where result `out` of layer `layer` (in the subgraph's layer order) lives:
+    `size` bytes at `offset` of `memory` (``ddr``: the arena; ``sram``: on chip), from
+    schedule step `first` to step `last`."""
+
+    layer: int
+    out: int
+    memory: str
+    offset: int
+    size: int
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """A subgraph's memory plan (the ``plan-memory`` pass): its byte figures
+    (`PLAN_FIGURES`) and every intermediate tensor's place. Results of the subgraph,
+    its inputs and weights are placed by rule and not listed."""
+
+    figures: dict[str, int]
+    tensors: list[PlannedTensor]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form: ``{"figures": {...}, "tensors": [{...}, ...]}``."""
+        return {
+            "figures": {k: self.figures[k] for k in PLAN_FIGURES},
+            "tensors": [{k: getattr(t, k) for k in _PLANNED_FIELDS} for t in self.tensors],
+        }
+
+    @classmethod
+    def from_json(cls, d: Any, at: str = "memory_plan") -> MemoryPlan:
+        """A checked plan: every figure a non-negative integer, every tensor inside
+        the extent of its memory, its lifetime in order."""
+        d = obj(d, at, ("figures", "tensors"))
+        raw = obj(d["figures"], key_path(at, "figures"), PLAN_FIGURES)
+        figures = {
+            k: integer(raw[k], key_path(key_path(at, "figures"), k), 0)
+            for k in PLAN_FIGURES
+        }
+        extent = {"ddr": figures["arena"], "sram": figures["sram"]}
+        tensors = []
+        for i, item in enumerate(array(d["tensors"], key_path(at, "tensors"))):
+            where = item_path(key_path(at, "tensors"), i)
+            item = obj(item, where, _PLANNED_FIELDS)
+            memory = choice(
+                item["memory"], key_path(where, "memory"), PLAN_MEMORIES, "memory"
+            )
+            values = {
+                k: integer(item[k], key_path(where, k), 0)
+                for k in _PLANNED_FIELDS
+                if k != "memory"
+            }
+            if values["offset"] + values["size"] > extent[memory]:
+                raise FieldError(
+                    where,
+                    f"bytes [{values['offset']}, {values['offset'] + values['size']}) "
+                    f"lie beyond the {memory} extent of {extent[memory]}",
+                )
+            if values["first"] > values["last"]:
+                raise FieldError(where, "its first step comes after its last")
+            tensors.append(PlannedTensor(memory=memory, **values))
+        return cls(figures, tensors)
+
+
 @dataclass(frozen=True)
 class StateSpec:
     """A value the package carries from one prediction to the next (a streaming model's
@@ -443,7 +519,8 @@ class Subgraph:
 
     `input_refs` says where each input comes from: ``(-1, i)`` is model input i,
     ``(k, j)`` output j of subgraph k (an earlier one). Profiling builds also carry
-    `layers` and, per subgraph output, the ``(layer, result)`` that computes it.
+    `layers` and, per subgraph output, the ``(layer, result)`` that computes it;
+    `memory_plan` is where its tensors live (a runtime's arena layout).
     """
 
     delegate: str
@@ -454,3 +531,4 @@ class Subgraph:
     input_refs: list[tuple[int, int]]
     layers: list[ProfiledLayer] | None = None
     layer_outputs: list[tuple[int, int]] | None = None
+    memory_plan: MemoryPlan | None = None

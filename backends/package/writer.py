@@ -128,6 +128,8 @@ def _model_json(
             raise ValueError(f"subgraph {index}: layer_outputs must name every output")
         model["layers"] = layers
         model["layer_outputs"] = [{"layer": k, "out": j} for k, j in subgraph.layer_outputs]
+    if subgraph.memory_plan is not None:
+        model["memory_plan"] = subgraph.memory_plan.to_json()
     return model
 
 

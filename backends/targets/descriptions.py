@@ -68,7 +68,8 @@ class Target:
     `npu_float_dtype` is the dtype float tensors are computed in on the NPU (the VS680 /
     VS640 NPUs run float models as float16); GENERIC has no NPU and computes float32.
     `engines` maps an engine name of `ENGINES` to its description; `ddr_bandwidth` is in
-    bytes per second and `sram_bytes` the on-chip memory the memory planner may use.
+    bytes per second, `sram_bytes` the on-chip memory the memory planner may use and
+    `arena_alignment` the byte multiple every planned buffer starts at.
     """
 
     name: str
@@ -78,6 +79,7 @@ class Target:
     engines: dict[str, Engine] = field(default_factory=dict)
     ddr_bandwidth: Fact | None = None
     sram_bytes: Fact | None = None
+    arena_alignment: Fact | None = None
 
     @property
     def has_npu(self) -> bool:
@@ -109,12 +111,16 @@ class Target:
             for name, fact in (
                 ("DDR bandwidth B/s", self.ddr_bandwidth),
                 ("SRAM bytes", self.sram_bytes),
+                ("arena alignment B", self.arena_alignment),
             )
             if fact is not None
         ]
         return out
 
 
+#: Where planned buffers start (not published): a 64-byte multiple, a cache line of the
+#: Cortex-A CPUs that hand buffers to the NPU and a burst of its DMA.
+_ALIGNMENT = assumed(64, "not published; 64 bytes: a CPU cache line and a DMA burst")
 _BRIEF = "TARGETS.md (vendor SoC brief and NPU documentation)"
 _MEASURED_PEAK = "TARGETS.md: measured 8-bit / 16-bit peak of the NPU"
 
@@ -197,6 +203,7 @@ TARGETS: dict[str, Target] = {
         sram_bytes=assumed(
             1 << 20, "on-chip SRAM is present but its size is not published: 1 MiB"
         ),
+        arena_alignment=_ALIGNMENT,
     ),
     "VS640": Target(
         "VS640",
@@ -220,6 +227,7 @@ TARGETS: dict[str, Target] = {
             "(TARGETS.md), scaled from VS680's assumed 8.5 GB/s",
         ),
         sram_bytes=assumed(512 << 10, "not published; a smaller NPU than VS680's: 512 KiB"),
+        arena_alignment=_ALIGNMENT,
     ),
     "GENERIC": Target("GENERIC", ("cpu",), np.dtype(np.float32), "host"),
 }

@@ -1,5 +1,6 @@
 // RUN: synapc-opt %s -p 'plan-memory' | filecheck %s
 // RUN: synapc-opt %s -p 'plan-memory{print-plan=true}' 2>&1 >/dev/null | filecheck %s --check-prefix=TABLE
+// RUN: synapc-opt %s -p 'plan-memory{sram-bytes=131072}' | filecheck %s --check-prefix=SRAM
 
 // Every intermediate gets a place in the arena (64-byte aligned); the returned tensor is
 // placed by rule. %c is computed in place over %b (its only reader); %y and %y2 are
@@ -23,6 +24,15 @@
 // TABLE-NEXT: // ddr       115200     65536     0-4     op0.0 (layer "a" (op #0, synap.exp))
 // TABLE-NEXT: // ddr       180736     65536     1-3     op1.0 op2.0 (layer "b" (op #1, synap.tanh))
 // TABLE-NEXT: // arena 246272, lower_bound 246272
+// With 128 KiB of SRAM, the buffer of the most accesses per byte (the concatenation's:
+// %y, %y2, %z and %r, written and read eight times) moves on chip; %a's and %b's buffers
+// would not fit beside it while it lives, and stay in the DDR arena, now 128 KiB.
+// SRAM:      synap.memory_plan = {arena = 131072 : i64, lower_bound = 131072 : i64, no_reuse = 131072 : i64, sram = 115200 : i64, sram_resident = 115200 : i64
+// SRAM:      %a = synap.exp %x {layer_name = "a", synap.placement = ["ddr@0"]}
+// SRAM:      %y = synap.conv2d %c, %w {layer_name = "y", synap.placement = ["sram@0"]}
+// SRAM-NEXT: %y2 = synap.conv2d %a, %w {layer_name = "y2", synap.placement = ["sram@57600"]}
+// SRAM-NEXT: %z = synap.concat %y, %y2 {layer_name = "z", synap.placement = ["sram@0"], axis = 0 : i64}
+
 func.func @main(%x: tensor<1x32x32x64x!quant.uniform<u8:f32, 0.05:128>>, %w: tensor<64x3x3x64x!quant.uniform<u8:f32, 0.02:120>>) -> tensor<2x30x30x64x!quant.uniform<u8:f32, 0.1:128>> {
   %a = synap.exp %x {layer_name = "a"} : (tensor<1x32x32x64x!quant.uniform<u8:f32, 0.05:128>>) -> tensor<1x32x32x64x!quant.uniform<u8:f32, 0.05:128>>
   %b = synap.tanh %a {layer_name = "b"} : (tensor<1x32x32x64x!quant.uniform<u8:f32, 0.05:128>>) -> tensor<1x32x32x64x!quant.uniform<u8:f32, 0.0078125:128>>

@@ -18,7 +18,6 @@ offset), so searching orders searches every placement worth having.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -121,16 +120,24 @@ def _candidate_orders(buffers: Sequence[Buffer]) -> list[list[Buffer]]:
     ]
 
 
+#: The climb's budget: about this many buffer comparisons (a placement of n buffers
+#: makes about n * n / 2), so that a large function does not climb for minutes.
+CLIMB_COMPARISONS = 4_000_000
+#: The climb tries at most this many orders.
+CLIMB_STEPS = 2000
+
+
 def plan_offsets(
     buffers: Sequence[Buffer],
     alignment: int = 1,
-    climb_seconds: float = 0.5,
+    climb_steps: int | None = None,
     seed: int = 0,
 ) -> dict[str, int]:
     """Offsets (multiples of `alignment`; sizes are expected aligned already) for
     `buffers`: greedy by size, then, while above `lower_bound`, other orders and a hill
-    climb over the placement order for at most `climb_seconds`. Deterministic for a
-    given `seed` and time budget."""
+    climb over the placement order of `climb_steps` trials (by default as many as
+    `CLIMB_COMPARISONS` allows, at most `CLIMB_STEPS`). Deterministic: the same buffers
+    give the same offsets on every machine."""
     bound = lower_bound(buffers)
     best = greedy_by_size(buffers, alignment)
     best_size = arena_size(buffers, best)
@@ -146,7 +153,9 @@ def plan_offsets(
                 best, best_size = offsets, size
         if best_size <= bound:
             return best
-    offsets, size = _climb(buffers, best_order, alignment, bound, climb_seconds, seed)
+    if climb_steps is None:
+        climb_steps = min(CLIMB_STEPS, CLIMB_COMPARISONS // max(len(buffers) ** 2, 1))
+    offsets, size = _climb(buffers, best_order, alignment, bound, climb_steps, seed)
     return offsets if size < best_size else best
 
 
@@ -155,18 +164,19 @@ def _climb(
     order: list[Buffer],
     alignment: int,
     bound: int,
-    seconds: float,
+    steps: int,
     seed: int,
 ) -> tuple[dict[str, int], int]:
     """Hill climb over the placement order: move a random buffer to a random earlier
     place; keep the new order when the arena does not grow (sideways moves let the
-    search cross plateaus). Stops at `bound` or after `seconds`."""
+    search cross plateaus). Stops at `bound` or after `steps` trials."""
     rng = random.Random(seed)
     offsets = place_in_order(order, alignment)
     size = arena_size(buffers, offsets)
-    deadline = time.perf_counter() + seconds
     n = len(order)
-    while size > bound and n > 1 and time.perf_counter() < deadline:
+    for _ in range(steps):
+        if size <= bound or n < 2:
+            break
         i = rng.randrange(1, n)
         j = rng.randrange(0, i)
         trial = [*order[:j], order[i], *order[j:i], *order[i + 1 :]]

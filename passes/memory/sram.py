@@ -34,7 +34,7 @@ def choose_sram(
         if lower_bound([*chosen, buffer]) <= capacity:
             chosen.append(buffer)
     while chosen:
-        offsets = plan_offsets(chosen, alignment, climb_seconds=0.1)
+        offsets = plan_offsets(chosen, alignment)
         if arena_size(chosen, offsets) <= capacity:
             return offsets
         chosen.pop()

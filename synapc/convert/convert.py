@@ -38,6 +38,7 @@ from synapc.convert.output import (
     output_state,
 )
 from synapc.convert.pipeline import (
+    memory_step,
     metafile_errors,
     pipeline,
     placement_steps,
@@ -449,14 +450,19 @@ def _imported(
 ) -> tuple[Model, str, str]:
     """The model file imported (cut where the metafile says) with the metafile's
     shapes (and its delegate map, for ``assign-delegates``), the pipeline that
-    converts it, and the placement steps that split it by delegate for `target` (run
-    after calibration: empty when the model stays whole)."""
+    converts it, and the steps run after calibration: the placement steps that split
+    it by delegate for `target` (none when the model stays whole) and the memory
+    plan."""
     model = signature.import_with_metafile(path, metafile, where, _cut(metafile) or None)
     if isinstance(metafile.delegate, tuple):
         record_delegate_map(model.module, metafile.delegate)
     layout = signature.source_layout(path.name)
     passes = pipeline(model, metafile, where, layout)
-    return model, passes, ",".join(placement_steps(metafile, target, where))
+    return (
+        model,
+        passes,
+        ",".join([*placement_steps(metafile, target, where), memory_step(target)]),
+    )
 
 
 def _cut(metafile: Metafile) -> list[str]:

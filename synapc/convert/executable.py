@@ -24,11 +24,14 @@ from synapc.backends.jax.lowering import (
     lower,
 )
 from synapc.backends.package import ProfiledLayer, Subgraph, TensorSpec
+from synapc.backends.package.spec import MemoryPlan, PlannedTensor
 from synapc.backends.targets import Target
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.model import Model
+from synapc.passes.memory.liveness import liveness, value_key
+from synapc.passes.memory.placement import placement_of, plan_of
 from synapc.passes.partition import DELEGATE
 from synapc.runtime.program_check import register_programs
 
@@ -66,7 +69,32 @@ def build_subgraph(
         input_refs=[(-1, i) for i in range(len(inputs))],
         layers=layers,
         layer_outputs=layer_outputs,
+        memory_plan=memory_plan_of(func, target),
     )
+
+
+def memory_plan_of(func: FuncOp, target: Target) -> MemoryPlan | None:
+    """`func`'s plan (``plan-memory``) as the package stores it, or None when the
+    function was not planned: each intermediate by layer (in `layer_ops` order) and
+    result."""
+    figures = plan_of(func)
+    if figures is None:
+        return None
+    float_bytes = delegate_float_dtype(func, target).itemsize
+    live = liveness(func, float_bytes, figures.get("alignment", 1))
+    step_of = {op: k for k, op in enumerate(live.schedule)}
+    tensors = []
+    for k, op in enumerate(layer_ops(func)):
+        for j, place in enumerate(placement_of(op) or []):
+            if place is None or op not in step_of:
+                continue
+            tensor = live.tensors[value_key(op.results[j])]
+            tensors.append(
+                PlannedTensor(
+                    k, j, place[0], place[1], tensor.size, tensor.first, tensor.last
+                )
+            )
+    return MemoryPlan(dict(figures), tensors)
 
 
 def _exported(
@@ -163,7 +191,7 @@ def build_subgraphs(
         subgraphs.append(
             Subgraph(
                 delegate, executable, weights, sub_inputs, sub_outputs, refs,
-                layers, layer_outputs,
+                layers, layer_outputs, memory_plan_of(callee, target),
             )
         )  # fmt: skip
     return subgraphs, [where[value] for value in ret.operands]

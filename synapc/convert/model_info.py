@@ -468,4 +468,37 @@ def model_info(
         f"inputs and outputs (as the application exchanges them): {io_bytes}",
         "",
     ]
+    for i, subgraph in enumerate(subgraphs):
+        if subgraph.memory_plan is not None:
+            schedule = [
+                op for k, op, _ in layers if k == i and not isinstance(op, ConstantOp)
+            ]
+            lines += [*_plan_section(i, subgraph, schedule, target), ""]
     return "\n".join(lines)
+
+
+def _plan_section(
+    index: int, subgraph: Subgraph, schedule: Sequence[Operation], target: Target
+) -> list[str]:
+    """The memory plan of subgraph `index` (``plan-memory``): its arena against the
+    lower bound, where the peak is, what the SRAM holds, and the buffers placed by
+    rule; `schedule` are its layers in the order they run."""
+    assert subgraph.memory_plan is not None
+    f = subgraph.memory_plan.figures
+    bound, arena = f["lower_bound"], f["arena"]
+    overhead = 100.0 * (arena - bound) / bound if bound else 0.0
+    peak = schedule[f["peak_step"]] if f["peak_step"] < len(schedule) else None
+    peak_name = shorten((source_layers(peak) or [peak.name])[0]) if peak else "-"
+    capacity = f"{int(target.sram_bytes.value)}" if target.sram_bytes else "0"
+    return [
+        f"Memory plan of subgraph {index} ({subgraph.delegate}; bytes, buffers aligned to "
+        f"{f['alignment']})",
+        f"DDR arena lower bound (largest sum of its buffers live at once): {bound}",
+        f"DDR arena planned: {arena} (overhead {overhead:.1f} %; "
+        f"without reuse {f['no_reuse']})",
+        f"peak of live tensors at layer {f['peak_step']}: {peak_name}",
+        f"SRAM: {f['sram']} of {capacity} bytes hold {f['sram_resident']} bytes of "
+        "tensors (most bytes moved per byte)",
+        f"weights: {f['weights']}; inputs: {f['inputs']}; outputs: {f['outputs']} "
+        "(buffers of their own)",
+    ]

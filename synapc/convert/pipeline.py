@@ -95,6 +95,24 @@ def placement_steps(metafile: Metafile, target: str, where: str) -> list[str]:
     return [f"assign-delegates{{default={first}}}", *place, f"partition{{default={first}}}"]
 
 
+#: Alignment of planned buffers on a target that publishes none (GENERIC's host).
+HOST_ALIGNMENT = 64
+
+
+def memory_step(target: str) -> str:
+    """The ``plan-memory`` step for `target`: its alignment, on-chip SRAM and NPU float
+    width (`backends/targets/descriptions.py`)."""
+    from synapc.backends.targets import get_target
+
+    spec = get_target(target)
+    alignment = int(spec.arena_alignment.value) if spec.arena_alignment else HOST_ALIGNMENT
+    sram = int(spec.sram_bytes.value) if spec.sram_bytes else 0
+    return (
+        f"plan-memory{{alignment={alignment} sram-bytes={sram} "
+        f"npu-float-bytes={spec.npu_float_dtype.itemsize}}}"
+    )
+
+
 def pipeline_steps(
     model: Model, metafile: Metafile, where: str, source_layout: str
 ) -> list[str]:
