@@ -6,7 +6,10 @@ buffers live at one step), the bytes without reuse, a naive linear allocator's a
 (`offsets.naive_linear`), the lower bound before aliasing (every tensor a buffer of its
 own: what in-place layers and views save), and the planning time (the pass on the
 compiled IR, verifier included). Goal: at the lower bound on most models, at most 1.02x
-on every one. Writes the table as Markdown.
+on every one. Then the proof: the arena executor (`backends/jax/arena.py`), every
+intermediate written into and read from one numpy buffer at its planned offset, against
+the compiled program, bit for bit, on the float model and on the model quantized to
+uint8 on random data (`--no-proof` skips it). Writes the tables as Markdown.
 
     python -m benchmarks.memory_plan [--target VS680] [--out memory_plan.md]
 """
@@ -18,6 +21,7 @@ import statistics
 import time
 from pathlib import Path
 
+import numpy as np
 from xdsl.dialects.func import FuncOp
 
 import synapc
@@ -44,6 +48,29 @@ def _unaliased(live: Liveness) -> list[Buffer]:
         Buffer(k, align(t.size, ALIGNMENT), t.first, t.last)
         for k, t in live.tensors.items()
     ]
+
+
+def proof(name: str, target: str, quantized: bool) -> str:
+    """Whether the arena executor's outputs equal the program's bit for bit on the
+    model's test inputs: ``equal``, or what differs / failed."""
+    from synapc.backends.jax.arena import ArenaExecutor
+    from synapc.backends.targets import get_target
+    from synapc.convert.pipeline import memory_step, run_pipeline
+
+    model, inputs = load_real_model(name)
+    try:
+        if quantized:
+            model = synapc.quantize(model, "random", data_type="uint8")
+        executable = synapc.compile(model, target)
+    except synapc.SynapcError as error:
+        return f"not quantized: {str(error)[:60]}"
+    planned = run_pipeline(executable.model, memory_step(target))
+    expected = executable.run(inputs)
+    actual = ArenaExecutor(
+        planned.module, planned.weights, get_target(target), planned.integer_semantics
+    ).run(inputs)
+    same = all(np.array_equal(e, a) for e, a in zip(expected, actual, strict=True))
+    return "equal" if same else "DIFFERENT"
 
 
 def measure(name: str, target: str) -> dict[str, float]:
@@ -77,6 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", default="VS680")
     parser.add_argument("--out", type=Path, default=Path("memory_plan.md"))
+    parser.add_argument("--no-proof", action="store_true")
     args = parser.parse_args(argv)
     lines = [
         f"Memory plans on {args.target} (float; alignment {ALIGNMENT} B; KiB)",
@@ -103,6 +131,19 @@ def main(argv: list[str] | None = None) -> None:
         f"{max(ratios):.4f}; median {statistics.median(ratios):.4f}.",
     ]
     print(lines[-1])
+    if not args.no_proof:
+        lines += [
+            "",
+            f"Arena executor against the program on {args.target} (SRAM as the target "
+            "assumes), bit for bit",
+            "",
+            "| model | float | uint8 |",
+            "|---|---|---|",
+        ]
+        for name in REAL_MODELS:
+            results = [proof(name, args.target, q) for q in (False, True)]
+            lines.append(f"| {name} | {results[0]} | {results[1]} |")
+            print(lines[-1], flush=True)
     args.out.write_text("\n".join(lines) + "\n")
 
 

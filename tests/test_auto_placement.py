@@ -51,7 +51,8 @@ def test_the_cut_is_the_cheapest_split(case: tuple) -> None:
         for r in range(len(movable) + 1)
         for chosen in itertools.combinations(movable, r)
     )
-    assert _total(found, npu_s, cpu_s, crossing_s) <= best * (1 + 1e-9)
+    # the cut counts picoseconds: within 0.1 ns of the best split
+    assert _total(found, npu_s, cpu_s, crossing_s) <= best + 1e-10
 
 
 def test_nothing_pinned_and_the_npu_faster_keeps_everything_on_the_npu() -> None:

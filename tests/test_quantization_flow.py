@@ -193,7 +193,8 @@ def test_convert_mixed_map_on_random_data(tmp_path: Path) -> None:
     meta = _meta(tmp_path, "random", MIXED)
     assert conversion_pipeline(TINY, meta) == (
         'optimize,equalize-layers,quantize{data_type="uint8" scheme="default" '
-        'mode="standard"},optimize,place-layers{target=VS680},partition{default=npu}'
+        'mode="standard"},optimize,place-layers{target=VS680},partition{default=npu},'
+        "plan-memory{alignment=64 sram-bytes=1048576 npu-float-bytes=2}"
     )
     result = synapc.convert(TINY, "VS680", tmp_path / "out", meta)
     assert not result.cached

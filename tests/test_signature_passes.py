@@ -166,7 +166,8 @@ def test_print_pipeline_is_what_convert_runs(
     spec = capsys.readouterr().out.strip()
     assert spec.endswith(
         "apply-layout{layout=nhwc},optimize,place-layers{target=VS680},"
-        "partition{default=npu}"
+        "partition{default=npu},"
+        "plan-memory{alignment=64 sram-bytes=1048576 npu-float-bytes=2}"
     )
     assert spec.startswith('describe-io{input=0 format="rgb" means=123.675,116.28,103.53')
     out = tmp_path / "out"

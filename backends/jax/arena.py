@@ -187,7 +187,11 @@ def _views(live: Liveness) -> set[str]:
     views = set()
     for key, tensor in live.tensors.items():
         op = tensor.value.owner
-        reshaped = isinstance(op, dm.ReshapeOp) and key in live.alias
+        # a reshape kept inside its own input (not one whose bytes a concatenation
+        # holds: that one writes them)
+        reshaped = isinstance(op, dm.ReshapeOp) and live.alias.get(key, ("",))[0] == (
+            value_key(op.operands[0])
+        )
         joined = isinstance(op, dm.ConcatOp) and all(
             live.root(value_key(v))[0] == key for v in op.operands
         )

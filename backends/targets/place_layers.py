@@ -94,19 +94,24 @@ def cheapest_placement(
     different sides is least; layers in `on_cpu` stay on the CPU. Nodes without times
     (neither side's) take no part. Exact: two sides make it a minimum s-t cut."""
     cut = nx.DiGraph()
-    pinned = sum(npu_s.values()) + sum(cpu_s.values()) + sum(crossing_s.values()) + 1.0
+
+    # networkx's flows are exact on integers only: capacities in picoseconds
+    def ps(seconds: float) -> int:
+        return round(seconds * 1e12)
+
+    pinned = ps(sum(npu_s.values()) + sum(cpu_s.values()) + sum(crossing_s.values())) + 1
     for node in graph.nodes:
         if node in on_cpu:
             cut.add_edge(node, "cpu", capacity=pinned)
         elif node in npu_s:
             # cut when the layer is on the NPU side: it pays its NPU time, and the other
             # way round
-            cut.add_edge(node, "cpu", capacity=npu_s[node])
-            cut.add_edge("npu", node, capacity=cpu_s[node])
+            cut.add_edge(node, "cpu", capacity=ps(npu_s[node]))
+            cut.add_edge("npu", node, capacity=ps(cpu_s[node]))
     for (u, v), cost in crossing_s.items():
         if u in cut and v in cut:
-            cut.add_edge(u, v, capacity=cost)
-            cut.add_edge(v, u, capacity=cost)
+            cut.add_edge(u, v, capacity=ps(cost))
+            cut.add_edge(v, u, capacity=ps(cost))
     if "npu" not in cut or "cpu" not in cut:
         return set(on_cpu)
     _, (_, cpu_side) = nx.minimum_cut(cut, "npu", "cpu")
