@@ -31,9 +31,9 @@ layer's list follows its row, on lines starting with `fused with:` indented unde
 `layer` column. Names are never cut in these lists, so only a single name longer than a
 whole line makes a line longer than `WIDTH`.
 
-Memory usage counts activations in their types on the target (float16 activations take
-half the bytes of float32 ones), inputs and outputs in the types the application
-exchanges.
+Memory usage counts weights, and inputs and outputs in the types the application
+exchanges; then each subgraph's memory plan (``plan-memory``): its tensors in their
+types on the target (float16 activations take half the bytes of float32 ones).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import StringAttr, TensorType
-from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from synapc.backends.jax.lowering import delegate_float_dtype
@@ -238,17 +238,6 @@ def _elements(types: Sequence[Attribute], count: int) -> list[Attribute | None]:
     return [t.element_type if isinstance(t, TensorType) else None for t in types]
 
 
-def _nbytes(value: SSAValue, float_dtype: np.dtype | None) -> int:
-    t = value.type
-    if not isinstance(t, TensorType):
-        return 0
-    element = t.element_type
-    dtype = (
-        numpy_dtype(element) if float_dtype is None else target_dtype(element, float_dtype)
-    )
-    return int(np.prod(t.get_shape(), dtype=np.int64)) * dtype.itemsize
-
-
 def _shape(value: SSAValue) -> str:
     t = value.type
     return "x".join(map(str, t.get_shape())) if isinstance(t, TensorType) else "?"
@@ -259,31 +248,6 @@ def _output_type(op: Operation, float_dtype: np.dtype) -> str:
         return "-"
     t = op.results[0].type
     return type_text(t.element_type, float_dtype) if isinstance(t, TensorType) else "?"
-
-
-def activation_peak(func: FuncOp, float_dtype: np.dtype | None = None) -> tuple[int, int]:
-    """(peak bytes of simultaneously live activations in op order, total bytes of all
-    activations): a lower bound for the activation arena and what no reuse would take.
-    With `float_dtype`, tensors count in the types they have on a target whose floats
-    compute in it (`target_dtype`); without, in their IR types."""
-    ops = list(func.body.block.ops)
-    last_use: dict[SSAValue, int] = {}
-    for index, op in enumerate(ops):
-        for v in op.operands:
-            last_use[v] = index
-    live = {a: _nbytes(a, float_dtype) for a in func.body.block.args}
-    total = sum(live.values())
-    peak = total
-    for index, op in enumerate(ops):
-        if isinstance(op, ConstantOp | ReturnOp):
-            continue
-        for r in op.results:
-            live[r] = _nbytes(r, float_dtype)
-            total += live[r]
-        peak = max(peak, sum(live.values()))
-        for v in [v for v in live if last_use.get(v, -1) <= index]:
-            del live[v]
-    return peak, total
 
 
 def _layer_section(
@@ -455,16 +419,13 @@ def model_info(
     lines += ["Operations", *text_table(["operation", "count"], sorted(counts.items())), ""]
 
     weight_bytes = sum(w.nbytes for s in subgraphs for w in s.weights)
-    peak, total = activation_peak(func, float_dtype)
     io_bytes = sum(
         int(np.prod(s.shape, dtype=np.int64)) * np.dtype(s.data_type).itemsize
         for s in (*inputs, *outputs)
     )
     lines += [
-        f"Memory usage (bytes; activations in their types on {target.name})",
+        "Memory usage (bytes; each subgraph's plan follows)",
         f"weights: {weight_bytes}",
-        f"activations, peak live (lower bound of the arena): {peak}",
-        f"activations, all tensors without reuse: {total}",
         f"inputs and outputs (as the application exchanges them): {io_bytes}",
         "",
     ]
