@@ -176,11 +176,17 @@ _ELEMENTWISE = (act._Unary, ew._Binary)
 def _find_aliases(live: Liveness, alignment: int) -> None:
     """Fill `live.alias` by the rules of the module docstring, in schedule order."""
     tensors = live.tensors
-    held = {k for k in tensors}  # tensors that may still take others or be taken
+    held = set(tensors)  # buffers that may still be taken into a concatenation
+    last = {k: t.last for k, t in tensors.items()}  # per buffer: its last reader's step
 
     def key_of(value: SSAValue) -> str | None:
         key = value_key(value) if isinstance(value.owner, Operation) else None
         return key if key in tensors else None
+
+    def join(key: str, into: str, offset: int) -> None:
+        root = live.root(into)[0]
+        live.alias[key] = (into, offset)
+        last[root] = max(last[root], last.pop(key))
 
     for step, op in enumerate(live.schedule):
         out = key_of(op.results[0]) if len(op.results) == 1 else None
@@ -189,16 +195,16 @@ def _find_aliases(live: Liveness, alignment: int) -> None:
         if isinstance(op, dm.ReshapeOp):
             source = key_of(op.operands[0])
             if source is not None:
-                live.alias[out] = (source, 0)
+                join(out, source, 0)
         elif isinstance(op, _ELEMENTWISE):
             for operand in op.operands:
                 source = key_of(operand)
                 if (
                     source is not None
                     and tensors[source].size == tensors[out].size
-                    and _last_step(live, source) == step
+                    and last[live.root(source)[0]] == step
                 ):
-                    live.alias[out] = (source, 0)
+                    join(out, source, 0)
                     break
         elif isinstance(op, dm.ConcatOp) and _concat_in_place(
             live, op, out, held, alignment
@@ -208,15 +214,9 @@ def _find_aliases(live: Liveness, alignment: int) -> None:
                 source = key_of(operand)
                 assert source is not None
                 root, inner = live.root(source)
-                live.alias[root] = (out, offset - inner)
+                join(root, out, offset - inner)
                 held.discard(root)
                 offset += tensors[source].size
-
-
-def _last_step(live: Liveness, key: str) -> int:
-    """The last step of any tensor sharing `key`'s buffer so far."""
-    root, _ = live.root(key)
-    return max(t.last for k, t in live.tensors.items() if live.root(k)[0] == root)
 
 
 def _concat_in_place(
