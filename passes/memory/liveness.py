@@ -30,7 +30,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
-import numpy as np
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
@@ -41,7 +40,7 @@ from synapc.dialects.synap import data_movement as dm
 from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap.base import is_float
 from synapc.dialects.synap.constant import ConstantOp
-from synapc.passes.memory.offsets import Buffer, align
+from synapc.passes.memory.offsets import Buffer, align, lower_bound
 
 #: Orders of a function with at most this many layers are all tried by
 #: `min_peak_schedule` (up to `EXHAUSTIVE_ORDERS` of them); larger ones get heuristics.
@@ -276,28 +275,19 @@ def min_peak_schedule(func: FuncOp, float_bytes: int) -> list[Operation]:
     graph = _dataflow(layers)
     live = liveness(func, float_bytes)
     position = {op: k for k, op in enumerate(layers)}
-    producers = np.array([position[t.value.owner] for t in live.tensors.values()])  # type: ignore[index]
-    sizes = np.array([t.size for t in live.tensors.values()], np.int64)
-    readers = [
-        np.array(sorted(set(_readers(t.value, position))), np.int64)
-        for t in live.tensors.values()
+    tensors = [
+        (key, t.size, position[t.value.owner], _readers(t.value, position))  # type: ignore[index]
+        for key, t in live.tensors.items()
     ]
 
     def peak(order: Sequence[int]) -> int:
-        step = np.empty(len(layers), np.int64)
-        step[np.asarray(order, np.int64)] = np.arange(len(layers))
-        first = step[producers] if len(producers) else np.zeros(0, np.int64)
-        last = np.array(
+        step = {k: i for i, k in enumerate(order)}
+        return lower_bound(
             [
-                max(f, int(step[r].max())) if len(r) else f
-                for f, r in zip(first, readers, strict=True)
-            ],
-            np.int64,
+                Buffer(key, size, step[p], max([step[r] for r in readers] + [step[p]]))
+                for key, size, p, readers in tensors
+            ]
         )
-        change = np.zeros(len(layers) + 1, np.int64)
-        np.add.at(change, first, sizes)
-        np.add.at(change, last + 1, -sizes)
-        return int(np.cumsum(change).max()) if len(sizes) else 0
 
     written = {
         k: sum(tensor_bytes(v, float_bytes) for v in op.results)

@@ -43,26 +43,24 @@ def align(size: int, alignment: int) -> int:
     return -(-size // alignment) * alignment
 
 
-def lower_bound(buffers: Sequence[Buffer]) -> int:
-    """The largest sum of sizes live at one step: no placement is smaller."""
+def live_bytes(buffers: Sequence[Buffer]) -> np.ndarray:
+    """The sum of the sizes of the buffers live at each step."""
     if not buffers:
-        return 0
-    steps = max(b.last for b in buffers) + 2
-    change = np.zeros(steps, np.int64)
+        return np.zeros(1, np.int64)
+    change = np.zeros(max(b.last for b in buffers) + 2, np.int64)
     np.add.at(change, [b.first for b in buffers], [b.size for b in buffers])
     np.add.at(change, [b.last + 1 for b in buffers], [-b.size for b in buffers])
-    return int(np.cumsum(change).max())
+    return np.cumsum(change)
+
+
+def lower_bound(buffers: Sequence[Buffer]) -> int:
+    """The largest sum of sizes live at one step: no placement is smaller."""
+    return int(live_bytes(buffers).max())
 
 
 def peak_step(buffers: Sequence[Buffer]) -> int:
-    """The step at which the live sizes sum to `lower_bound` (the first such step)."""
-    if not buffers:
-        return 0
-    steps = max(b.last for b in buffers) + 2
-    change = np.zeros(steps, np.int64)
-    np.add.at(change, [b.first for b in buffers], [b.size for b in buffers])
-    np.add.at(change, [b.last + 1 for b in buffers], [-b.size for b in buffers])
-    return int(np.argmax(np.cumsum(change)))
+    """The first step at which the live sizes sum to `lower_bound`."""
+    return int(np.argmax(live_bytes(buffers)))
 
 
 def arena_size(buffers: Sequence[Buffer], offsets: dict[str, int]) -> int:
