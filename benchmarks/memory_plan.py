@@ -37,7 +37,7 @@ from synapc.passes.memory.offsets import (
 from synapc.passes.memory.placement import plan_of
 from synapc.passes.partition import float_bits
 from synapc.passes.plan_memory import PlanMemoryPass
-from synapc.testing.models import REAL_MODELS, load_real_model
+from synapc.testing.real_models import REAL_MODELS, load_real_model
 
 ALIGNMENT = 64
 

@@ -35,7 +35,7 @@ from synapc.passes.memory.placement import placement_of, plan_of, set_placement
 from synapc.passes.memory.sram import choose_sram
 from synapc.passes.memory.verify import MemoryPlanError, verify_plan
 from synapc.passes.plan_memory import PlanMemoryPass
-from synapc.testing.models import load_real_model
+from synapc.testing.real_models import load_real_model
 from synapc.weights import WeightStore
 
 

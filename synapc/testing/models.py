@@ -8,12 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import numpy as np
-
-if TYPE_CHECKING:
-    from synapc.model import Model
 
 #: name -> (importable package, path inside the package)
 TFLITE_MODELS: dict[str, tuple[str, str]] = {
@@ -161,39 +155,3 @@ def model_path(name: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"model '{name}' not found at {path}")
     return path
-
-
-#: Every real model of the test set, by name.
-REAL_MODELS: tuple[str, ...] = (
-    *TFLITE_MODELS,
-    *TFLITE_DYNAMIC_MODELS,
-    *ONNX_MODELS,
-    *ONNX_SIGNAL_MODELS,
-)
-
-
-def load_real_model(name: str, seed: int = 0) -> tuple[Model, list[np.ndarray]]:
-    """Real model `name` imported with the input shapes the tests give it, and inputs
-    for it in model order: the signal models' feeds (`signal_models.make_feeds`),
-    uniform values in [0, 1) for the image models."""
-    import synapc
-    from synapc.testing.signal_models import make_feeds
-
-    path = model_path(name)
-    if name in TFLITE_DYNAMIC_MODELS:
-        model = synapc.import_model(
-            str(path), input_shapes=list(TFLITE_DYNAMIC_MODELS[name][2])
-        )
-    elif name in ONNX_MODELS:
-        model = synapc.import_model(str(path), input_shapes=[ONNX_MODELS[name][2]])
-    elif name in ONNX_SIGNAL_MODELS:
-        specs = ONNX_SIGNAL_MODELS[name][2]
-        model = synapc.import_model(
-            str(path), input_shapes=[s for s, _, _ in specs.values()]
-        )
-        feeds = make_feeds(specs, seed)
-        return model, [feeds[i.name] for i in model.inputs]
-    else:
-        model = synapc.import_model(str(path))
-    rng = np.random.default_rng(seed)
-    return model, [rng.uniform(0, 1, i.shape).astype(i.dtype) for i in model.inputs]
