@@ -143,10 +143,12 @@ class ArenaExecutor:
                 memory, offset = place
                 data = np.asarray(result).astype(ctx.dtype_of(value), copy=False)
                 raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-                if offset + raw.size > memories[memory].size:
+                planned = live.tensors[value_key(value)].size
+                if raw.size != planned or offset + raw.size > memories[memory].size:
                     raise UnsupportedOpError(
-                        f"{op_label(op, position)}: its result needs {raw.size} bytes at "
-                        f"{memory}@{offset}, beyond the planned {memories[memory].size}"
+                        f"{op_label(op, position)}: its result takes {raw.size} bytes at "
+                        f"{memory}@{offset}; the plan gives it {planned} of "
+                        f"{memories[memory].size}"
                     )
                 memories[memory][offset : offset + raw.size] = raw
         raise UnsupportedOpError(f"@{func.sym_name.data} has no return")
