@@ -11,7 +11,7 @@ intermediate written into and read from one numpy buffer at its planned offset, 
 the compiled program, bit for bit, on the float model and on the model quantized to
 uint8 on random data (`--no-proof` skips it). Writes the tables as Markdown.
 
-    python -m benchmarks.memory_plan [--target VS680] [--out memory_plan.md]
+    python -m benchmarks.memory_plan [--target VS680] [--out memory_plan.md] [--models ...]
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--target", default="VS680")
     parser.add_argument("--out", type=Path, default=Path("memory_plan.md"))
     parser.add_argument("--no-proof", action="store_true")
+    parser.add_argument("--models", nargs="*", default=list(REAL_MODELS), metavar="NAME")
     args = parser.parse_args(argv)
     lines = [
         f"Memory plans on {args.target} (float; alignment {ALIGNMENT} B; KiB)",
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
         "|---|---|---|---|---|---|---|---|",
     ]
     ratios = []
-    for name in REAL_MODELS:
+    for name in args.models:
         f = measure(name, args.target)
         ratio = f["arena"] / f["bound"] if f["bound"] else 1.0
         ratios.append(ratio)
@@ -140,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
             "| model | float | uint8 |",
             "|---|---|---|",
         ]
-        for name in REAL_MODELS:
+        for name in args.models:
             results = [proof(name, args.target, q) for q in (False, True)]
             lines.append(f"| {name} | {results[0]} | {results[1]} |")
             print(lines[-1], flush=True)

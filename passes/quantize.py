@@ -114,6 +114,7 @@ from synapc.dialects.synap.attributes import CoordinateMode, ResizeMode
 from synapc.dialects.synap.base import element_of, is_float
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dialects.synap.conversion import CastOp, DequantizeOp, QuantizeOp
+from synapc.dtypes import numpy_dtype
 from synapc.errors import SynapcError
 from synapc.passes.apply_layout import main_function, return_of
 from synapc.passes.common import constant_array, new_constant
@@ -577,7 +578,7 @@ class _Rewriter:
         )
 
     def floating(self, value: SSAValue, element: Attribute, before: Operation) -> SSAValue:
-        """`value` as float of `element` (f32 or f16): dequantized and/or cast."""
+        """`value` as float of `element`: dequantized and/or cast."""
         current = element_of(value)
         if current == element or not (is_float(current) or isinstance(
             current, UniformQuantizedType
@@ -597,7 +598,7 @@ class _Rewriter:
         else:
             array = constant_array(value, self.weights)
             if array is not None:
-                dtype = np.float16 if element == f16 else np.float32
+                dtype = numpy_dtype(element)
                 constant = new_constant(self.weights, array.astype(dtype), hint="c")
                 view = self._insert(constant, before)
             else:
@@ -648,12 +649,18 @@ class _Rewriter:
 
     def _run_float(self, op: Operation, element: Attribute) -> None:
         """Keep `op` float (of `element`): its float operands converted to `element`,
-        its f32 results retyped when `element` is f16."""
+        its f32 results retyped when `element` is f16. An op computing another float
+        type (f64, bf16: a model's own choice) keeps it, its operands converted to it."""
+        own = next((e for r in op.results if is_float(e := element_of(r))), None)
+        operand_element = (
+            own if own is not None and not isinstance(own, Float32Type | Float16Type)
+            else element
+        )  # fmt: skip
         for i, operand in enumerate(op.operands):
             if is_float(element_of(operand)) or isinstance(
                 element_of(operand), UniformQuantizedType
             ):
-                op.operands[i] = self.floating(operand, element, op)
+                op.operands[i] = self.floating(operand, operand_element, op)
         if element == f16 and any(
             isinstance(element_of(r), Float32Type) for r in op.results
         ):

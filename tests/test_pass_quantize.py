@@ -690,3 +690,30 @@ def test_per_channel_depthwise_with_channel_multiplier_and_a_dead_channel(
     out = synapc.compile(quantized, "VS680").run([x])[0]
     real = real_values(out, quantized.main.function_type.outputs.data[0])
     assert _sqnr(ref, real) > 25
+
+
+#: A float64 stretch (SwiftF0 computes its pitch in float64): a softmax kept float
+#: must keep its own float type, its operands converted to it.
+FLOAT64_NET = """
+func.func @main(%x: tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf64> {
+  %a = synap.tanh %x {layer_name = "a"} : (tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf32>
+  %c = synap.cast %a {layer_name = "c"} : (tensor<1x32x32x3xf32>) -> tensor<1x32x32x3xf64>
+  %s = synap.softmax %c {layer_name = "s", axis = 3 : i64} : (tensor<1x32x32x3xf64>) -> tensor<1x32x32x3xf64>
+  func.return %s : tensor<1x32x32x3xf64>
+}
+"""
+
+
+def test_float64_layers_keep_their_type() -> None:
+    """Quantizing a model with float64 layers gives valid IR (the softmax's operand was
+    cast to f32 under an f64 result) that computes what the float model does."""
+    model = _model(FLOAT64_NET)
+    quantized = _quantized(_annotated(model), data_type="uint8")
+    quantized.module.verify()
+    ops = {op.attributes["layer_name"].data: op for op in quantized.main.body.block.ops
+           if "layer_name" in op.attributes}  # fmt: skip
+    assert str(element_of(ops["s"].operands[0])) == "f64"
+    x = _batches(1, seed=6)[0][0][0]
+    ref = synapc.compile(model).run([x])[0]
+    out = synapc.compile(quantized).run([x])[0]
+    assert _sqnr(ref, out) > 30
