@@ -10,13 +10,15 @@ region reads for the layer that holds it).
 
 Aliases (a tensor kept inside another's bytes, `Liveness.alias`):
 
-* the reshape family: a reshape's result is its input's bytes in the same order;
+* the reshape family: a reshape's result is its input's bytes in the same order (of
+  one element type and quantization);
 * in-place elementwise: a unary or binary elementwise layer writes over an input of
   its result's size that it is the last reader of;
 * concatenation in place: a concatenation along its outermost non-unit axis is its
   operands one after another, so each operand's producer writes into the
   concatenation's bytes at the operand's offset (when every operand is an intermediate
-  of its own, not already placed inside another tensor).
+  of its own, not already placed inside another tensor, of the result's element type
+  and quantization: a quantized concatenation that rescales computes).
 
 `min_peak_schedule` chooses, among valid topological orders of the layers (networkx),
 one whose peak of live bytes is least.
@@ -38,7 +40,7 @@ from synapc.dialects.quant import UniformQuantizedType
 from synapc.dialects.synap import activation as act
 from synapc.dialects.synap import data_movement as dm
 from synapc.dialects.synap import elementwise as ew
-from synapc.dialects.synap.base import is_float
+from synapc.dialects.synap.base import element_of, is_float
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.passes.memory.offsets import Buffer, align, lower_bound
 
@@ -193,7 +195,7 @@ def _find_aliases(live: Liveness, alignment: int) -> None:
             continue
         if isinstance(op, dm.ReshapeOp):
             source = key_of(op.operands[0])
-            if source is not None:
+            if source is not None and _same_element(op.operands[0], op.results[0]):
                 join(out, source, 0)
         elif isinstance(op, _ELEMENTWISE):
             for operand in op.operands:
@@ -218,13 +220,20 @@ def _find_aliases(live: Liveness, alignment: int) -> None:
                 offset += tensors[source].size
 
 
+def _same_element(a: SSAValue, b: SSAValue) -> bool:
+    """Whether two tensors hold their elements alike (type and quantization): then
+    one's bytes are the other's, moved."""
+    return element_of(a) == element_of(b)
+
+
 def _concat_in_place(
     live: Liveness, op: dm.ConcatOp, out: str, held: set[str], alignment: int
 ) -> bool:
     """Whether every operand of `op` can be written inside its result: the axis is the
     outermost non-unit one, the operands are distinct intermediates each filling a
-    buffer of its own that no other concatenation holds, and each but the last a
-    multiple of `alignment` long (so that every operand starts aligned)."""
+    buffer of its own that no other concatenation holds, of the result's element type
+    and quantization (no rescaling), and each but the last a multiple of `alignment`
+    long (so that every operand starts aligned)."""
     shape = op.output.type.get_shape()  # type: ignore[attr-defined]
     axis = op.axis.value.data  # type: ignore[union-attr]
     axis %= len(shape)
@@ -239,6 +248,9 @@ def _concat_in_place(
             return False
         keys.append(key)
     if len(set(keys)) != len(keys):
+        return False
+    # a quantized concatenation with other scales than its operands' rescales them
+    if not all(_same_element(v, op.results[0]) for v in op.operands):
         return False
     if any(live.tensors[k].size % alignment for k in keys[:-1]):
         return False
