@@ -477,19 +477,12 @@ def _check_intermediates(jaxpr: Any, labels: dict[str, str], label: str = "") ->
                 _check_intermediates(sub, labels, here)
 
 
-def stored(result: jax.Array, dtype: np.dtype) -> jax.Array:
-    """A layer's result as memory holds it: in its value's float type (a kernel may
-    compute a float16 layer in float32 and hand that back), and a float16 result
-    rounded to float16. XLA computes float16 in float32 and may keep that excess
-    precision from one fused layer into the next; the NPU writes every layer's result
-    to memory in float16, so the program rounds there (inside a layer the excess
-    precision stays, as in the NPU's wider accumulators)."""
-    if (
-        result.dtype != dtype
-        and dtype_kind(result.dtype) == "f"
-        and dtype_kind(dtype) == "f"
-    ):
-        result = result.astype(dtype)
+def stored(result: jax.Array) -> jax.Array:
+    """A layer's result as memory holds it: a float16 result rounded to float16. XLA
+    computes float16 in float32 and may keep that excess precision from one fused
+    layer into the next; the NPU writes every layer's result to memory in float16, so
+    the program rounds there (inside a layer the excess precision stays, as in the
+    NPU's wider accumulators)."""
     if result.dtype == jnp.float16:
         return jax.lax.reduce_precision(result, exponent_bits=5, mantissa_bits=10)
     return result
@@ -617,7 +610,7 @@ def lower(
                 with jax.named_scope(_scope(position)):
                     results = _run_kernel(kernels[op], op, args, ctx, labels[op])
             for value, result in zip(op.results, results, strict=True):
-                env[value] = stored(result, ctx.dtype_of(value))
+                env[value] = stored(result)
         raise UnsupportedOpError("the function has no return")
 
     function = jax.jit(run)
