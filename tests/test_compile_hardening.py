@@ -635,3 +635,37 @@ def test_bfloat16_weights_compute_in_the_targets_float_type() -> None:
     in_float32 = synapc.compile(model, "GENERIC").run([x])[0].astype(np.float32)
     assert on_npu.shape == (1, 12, 12, 2)
     np.testing.assert_allclose(on_npu, in_float32, rtol=2e-2, atol=2e-2)
+
+
+def test_a_pass_that_breaks_the_ir_is_one_clear_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pass leaving IR that does not verify (a compiler bug) surfaces as one
+    SynapcError naming the model and the pipeline, not as xDSL's exception (it did in
+    `synapc.quantize` on SwiftF0)."""
+    from dataclasses import dataclass
+
+    from xdsl.dialects.func import FuncOp
+    from xdsl.passes import ModulePass
+
+    from synapc.convert.pipeline import run_pipeline
+    from synapc.passes import registry
+
+    @dataclass(frozen=True)
+    class Breaking(ModulePass):
+        name = "break-ir"
+
+        def apply(self, ctx, op) -> None:  # type: ignore[no-untyped-def]
+            func = next(o for o in op.body.block.ops if isinstance(o, FuncOp))
+            layer = next(o for o in func.body.block.ops if o.name == "synap.tanh")
+            layer.detach()
+            func.body.block.add_op(layer)  # after the return
+
+    monkeypatch.setitem(registry.PASSES, "break-ir", lambda: Breaking)
+    t = "tensor<2xf32>"
+    model = model_from_text(
+        f"func.func @main(%x: {t}) -> {t} {{\n"
+        f"  %y = synap.tanh %x : ({t}) -> {t}\n  func.return %y : {t}\n}}"
+    )
+    with pytest.raises(SynapcError, match="the IR after 'break-ir' does not verify"):
+        run_pipeline(model, "break-ir")

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import DiagnosticException
 
 from synapc.context import make_context
 from synapc.convert import signature
@@ -191,7 +192,14 @@ def run_pipeline(model: Model, spec: str, callback: PassCallback | None = None) 
     PassPipeline.parse_spec(PASSES, spec, callback).apply(
         make_context(model.weights), module
     )
-    module.verify()
+    try:
+        module.verify()
+    except DiagnosticException as error:  # a pass broke the IR: a bug, said in one line
+        problem = " ".join(str(error).split("\n", 1)[0].split())
+        raise SynapcError(
+            f"{model.source or 'model'}: the IR after '{spec}' does not verify, a synapc "
+            f"bug to report: {problem}"
+        ) from None
     return model.with_module(module)
 
 
