@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from synapc.dialects.synap.attributes import INTEGER_SEMANTICS_ATTR, IntegerSemantics
@@ -199,3 +199,16 @@ def integer_semantics_of(op: Operation) -> IntegerSemantics:
     if module is None or INTEGER_SEMANTICS_ATTR not in module.attributes:
         return IntegerSemantics.TFLITE
     return IntegerSemantics(module.attributes[INTEGER_SEMANTICS_ATTR].data)
+
+
+def op_label(op: Operation, position: int) -> str:
+    """How messages name an op: its source layer (`layer_name`, else `layer_index`), its
+    position in the function body and its name, e.g. ``layer "conv1" (op #3,
+    synap.conv2d)`` or ``op #5 (synap.reshape)``."""
+    name = op.attributes.get("layer_name")
+    if isinstance(name, StringAttr):
+        return f'layer "{name.data}" (op #{position}, {op.name})'
+    index = op.attributes.get("layer_index")
+    if isinstance(index, IntegerAttr):
+        return f"layer @{index.value.data} (op #{position}, {op.name})"
+    return f"op #{position} ({op.name})"

@@ -44,16 +44,18 @@ def close_names(name: str, candidates: Sequence[str]) -> str:
 
 def dataflow_graph(ops: list[Operation]) -> nx.DiGraph:
     """The def-use graph of a body's ops (by position; constants and the return
-    left out)."""
+    left out). An op reads what its operands hold and what the ops inside its regions
+    read from outside them (an If's branches)."""
     where = {op: p for p, op in enumerate(ops)}
     graph = nx.DiGraph()
     for p, op in enumerate(ops):
         if isinstance(op, ConstantOp | ReturnOp):
             continue
         graph.add_node(p)
-        for operand in op.operands:
+        inner = [v for region in op.regions for o in region.walk() for v in o.operands]
+        for operand in (*op.operands, *inner):
             owner = operand.owner
-            if owner in where and not isinstance(owner, ConstantOp):
+            if owner in where and owner is not op and not isinstance(owner, ConstantOp):
                 graph.add_edge(where[owner], p)
     return graph
 

@@ -30,6 +30,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from synapc.dialects.synap.constant import ConstantOp
+from synapc.passes.apply_layout import return_of
 from synapc.passes.memory.liveness import (
     Liveness,
     layer_label,
@@ -93,7 +94,7 @@ class PlanMemoryPass(ModulePass):
             "sram_resident": sum(b.size for b in in_sram),
             "weights": _weights(func, float_bytes),
             "inputs": sum(tensor_bytes(a, float_bytes) for a in func.body.block.args),
-            "outputs": sum(tensor_bytes(v, float_bytes) for v in _returned(func)),
+            "outputs": sum(tensor_bytes(v, float_bytes) for v in return_of(func).operands),
             "alignment": self.alignment,
             "peak_step": peak_step(buffers),
         }
@@ -138,11 +139,6 @@ def _write_placement(live: Liveness, roots: dict[str, tuple[str, int]]) -> None:
             memory, offset = roots[root]
             places.append((memory, offset + delta))
         set_placement(op, places)
-
-
-def _returned(func: FuncOp) -> list:
-    ret = func.body.block.last_op
-    return list(ret.operands) if isinstance(ret, ReturnOp) else []
 
 
 def _weights(func: FuncOp, float_bytes: int) -> int:

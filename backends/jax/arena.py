@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 
@@ -39,13 +39,13 @@ from synapc.backends.jax.lowering import (
     callee_of,
     delegate_float_dtype,
     kernel_for,
-    op_label,
 )
 from synapc.backends.targets import Target
 from synapc.dialects.synap import data_movement as dm
 from synapc.dialects.synap.attributes import IntegerSemantics
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, numpy_dtype
+from synapc.passes.common import op_label
 from synapc.passes.memory.liveness import Liveness, liveness, value_key
 from synapc.passes.memory.placement import placement_of, plan_of
 from synapc.weights import WeightStore
@@ -158,13 +158,8 @@ class ArenaExecutor:
     def _run_layer(
         self, op: Operation, operands: list[jax.Array], ctx: LoweringContext, label: str
     ) -> list[jax.Array]:
-        """`op`'s kernel on `operands`, laid out and jitted as the program runs it."""
-        shapes = [r.type.get_shape() for r in op.results if isinstance(r.type, TensorType)]
-        if shapes and all(0 in s for s in shapes):
-            return [
-                jnp.zeros(s, ctx.dtype_of(r))
-                for s, r in zip(shapes, op.results, strict=True)
-            ]
+        """`op`'s results from `operands`, laid out and computed as the program
+        computes them (`lowering.layer_results`), jitted on their own."""
         layout = lowering.OPERAND_LAYOUTS.get(type(op))
         transforms = layout(op) if layout is not None else {}
         args = [
@@ -176,13 +171,10 @@ class ArenaExecutor:
             kernel = kernel_for(op, ctx)
 
             def run(*xs: jax.Array, _kernel=kernel, _op=op) -> list[jax.Array]:
-                return list(_kernel(_op, list(xs), ctx))
+                return lowering.layer_results(_kernel, _op, list(xs), ctx, label)
 
             program = self._programs[op] = jax.jit(run)
-        try:
-            return list(program(*args))
-        except UnsupportedOpError as error:
-            raise UnsupportedOpError(f"{label}: {error}") from None
+        return list(program(*args))
 
 
 def _views(live: Liveness) -> set[str]:

@@ -35,10 +35,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from xdsl.dialects.builtin import (
-    IntegerAttr,
     IntegerType,
     ModuleOp,
-    StringAttr,
     TensorType,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
@@ -51,6 +49,7 @@ from synapc.dialects.synap.constant import ConstantOp
 from synapc.dtypes import device_dtype, dtype_kind, numpy_dtype
 from synapc.errors import SynapcError
 from synapc.limits import check_tensor, limits
+from synapc.passes.common import op_label
 from synapc.passes.partition import float_bits
 from synapc.weights import WeightStore
 
@@ -135,19 +134,6 @@ class UnsupportedOpError(SynapcError, NotImplementedError):
     `SynapcError` (bad input, reported in one line) and a `NotImplementedError`, which is
     how constant folding knows to leave such an op to the target.
     """
-
-
-def op_label(op: Operation, position: int) -> str:
-    """How messages name an op: its source layer (`layer_name`, else `layer_index`), its
-    position in the function body and its name, e.g. ``layer "conv1" (op #3,
-    synap.conv2d)`` or ``op #5 (synap.reshape)``."""
-    name = op.attributes.get("layer_name")
-    if isinstance(name, StringAttr):
-        return f'layer "{name.data}" (op #{position}, {op.name})'
-    index = op.attributes.get("layer_index")
-    if isinstance(index, IntegerAttr):
-        return f"layer @{index.value.data} (op #{position}, {op.name})"
-    return f"op #{position} ({op.name})"
 
 
 def _one_line(error: BaseException) -> str:
@@ -440,6 +426,21 @@ def _run_kernel(
     return results
 
 
+def layer_results(
+    kernel: Kernel, op: Operation, args: list[jax.Array], ctx: LoweringContext, label: str
+) -> list[jax.Array]:
+    """What layer `op` computes from its laid-out `args`, as the program computes it:
+    zeros for results with no values (no kernel has to cope with empty tensors), else
+    its kernel (`_run_kernel`). The arena executor runs layers through this too."""
+    shapes = [r.type.get_shape() for r in op.results]  # type: ignore[attr-defined]
+    if all(0 in shape for shape in shapes):
+        return [
+            jnp.zeros(shape, ctx.dtype_of(r))
+            for shape, r in zip(shapes, op.results, strict=True)
+        ]
+    return _run_kernel(kernel, op, args, ctx, label)
+
+
 def _subjaxprs(param: Any) -> Iterator[Any]:
     """The jaxprs inside an equation parameter (loop bodies, branches, nested jits)."""
     if hasattr(param, "eqns"):
@@ -599,16 +600,8 @@ def lower(
                 for value, result in zip(op.results, results, strict=True):
                     env[value] = result
                 continue
-            shapes = [r.type.get_shape() for r in op.results]  # type: ignore[attr-defined]
-            if all(0 in shape for shape in shapes):
-                # empty results hold no values: no kernel has to cope with empty tensors
-                results = [
-                    jnp.zeros(shape, ctx.dtype_of(r))
-                    for shape, r in zip(shapes, op.results, strict=True)
-                ]
-            else:
-                with jax.named_scope(_scope(position)):
-                    results = _run_kernel(kernels[op], op, args, ctx, labels[op])
+            with jax.named_scope(_scope(position)):
+                results = layer_results(kernels[op], op, args, ctx, labels[op])
             for value, result in zip(op.results, results, strict=True):
                 env[value] = stored(result)
         raise UnsupportedOpError("the function has no return")

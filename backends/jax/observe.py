@@ -24,11 +24,12 @@ from xdsl.dialects.builtin import FunctionType, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import SSAValue
 
-from synapc.backends.jax.lowering import lower, op_label
+from synapc.backends.jax.lowering import lower
 from synapc.backends.targets import get_target
 from synapc.dialects.synap.attributes import IntegerSemantics
 from synapc.dialects.synap.base import is_float
 from synapc.dialects.synap.constant import ConstantOp
+from synapc.passes.common import op_label
 from synapc.weights import WeightStore
 
 #: Calibration computes in float32 (see the module docstring).

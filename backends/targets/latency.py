@@ -32,8 +32,9 @@ from xdsl.ir import Operation, SSAValue
 from synapc.backends.targets.descriptions import Target
 from synapc.backends.targets.support import layer_support
 from synapc.dialects.quant import UniformQuantizedType
-from synapc.dialects.synap.base import is_float, shape_of
+from synapc.dialects.synap.base import shape_of
 from synapc.dialects.synap.constant import ConstantOp
+from synapc.passes.memory.liveness import tensor_bytes
 from synapc.passes.memory.placement import placement_of
 
 #: Layers whose work is multiply-accumulates with their second operand (filter,
@@ -129,25 +130,6 @@ def _elements(value: SSAValue) -> int:
     return int(np.prod(t.get_shape(), dtype=np.int64)) if isinstance(t, TensorType) else 0
 
 
-def _itemsize(value: SSAValue, float_bytes: int) -> int:
-    t = value.type
-    if not isinstance(t, TensorType):
-        return 0
-    element = t.element_type
-    if isinstance(element, UniformQuantizedType):
-        return element.bitwidth // 8
-    if is_float(element):
-        return float_bytes
-    width = getattr(getattr(element, "width", None), "data", 32)
-    return max(width // 8, 1)
-
-
-def activation_bytes_of(value: SSAValue, float_bytes: int = 2) -> int:
-    """Bytes of one tensor as the NPU holds it (float in `float_bytes`): what crosses
-    between subgraphs when its producer and a consumer run on different delegates."""
-    return _elements(value) * _itemsize(value, float_bytes)
-
-
 def in_sram(value: SSAValue) -> bool:
     """Whether the memory plan (``plan-memory``) keeps `value` in the on-chip SRAM."""
     owner = value.owner
@@ -162,7 +144,7 @@ def layer_cost(op: Operation, float_bytes: int = 2) -> LayerCost:
     """The work and traffic of one layer (float tensors of `float_bytes` each); the
     traffic is what crosses DDR: tensors the memory plan keeps in SRAM do not count."""
     values = [v for v in (*op.operands, *op.results) if not in_sram(v)]
-    moved = sum(_elements(v) * _itemsize(v, float_bytes) for v in values)
+    moved = sum(tensor_bytes(v, float_bytes) for v in values)
     if op.name in _MAC_LAYERS and len(op.operands) > 1 and op.results:
         out = _elements(op.results[0])
         weight = shape_of(op.operands[1])

@@ -26,11 +26,12 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from synapc.backends.targets.descriptions import Target, get_target
-from synapc.backends.targets.latency import activation_bytes_of, host_time, layer_time
+from synapc.backends.targets.latency import host_time, layer_time
 from synapc.backends.targets.support import layer_support
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.passes.apply_layout import main_function
 from synapc.passes.layer_patterns import dataflow_graph
+from synapc.passes.memory.liveness import tensor_bytes
 from synapc.passes.partition import DELEGATE, FALLBACK
 
 #: The attribute naming the NPU engine that runs a layer.
@@ -149,4 +150,4 @@ def auto_placement(func: FuncOp, target: Target) -> None:
 def _bytes_between(producer: Operation, consumer: Operation) -> int:
     """Bytes of `producer`'s results that `consumer` reads (as the NPU holds them)."""
     read = {id(v) for v in consumer.operands}
-    return sum(activation_bytes_of(r) for r in producer.results if id(r) in read)
+    return sum(tensor_bytes(r, 2) for r in producer.results if id(r) in read)

@@ -42,6 +42,8 @@ from synapc.dialects.synap import data_movement as dm
 from synapc.dialects.synap import elementwise as ew
 from synapc.dialects.synap.base import element_of, is_float
 from synapc.dialects.synap.constant import ConstantOp
+from synapc.passes.common import op_label
+from synapc.passes.layer_patterns import dataflow_graph
 from synapc.passes.memory.offsets import Buffer, align, lower_bound
 
 #: Orders of a function with at most this many layers are all tried by
@@ -86,12 +88,9 @@ def value_key(value: SSAValue) -> str:
 
 
 def layer_label(op: Operation) -> str:
-    """How messages name a layer: its layer name and op, and its position."""
+    """How messages name a layer (`common.op_label`) at its place in its block."""
     block = op.parent_block()
-    position = block.get_operation_index(op) if block is not None else -1
-    name = op.attributes.get("layer_name")
-    named = f'"{name.data}" ' if name is not None else ""  # type: ignore[attr-defined]
-    return f"layer {named}(op #{position}, {op.name})"
+    return op_label(op, block.get_operation_index(op) if block is not None else -1)
 
 
 @dataclass(frozen=True)
@@ -263,20 +262,6 @@ def _concat_in_place(
     )
 
 
-def _dataflow(layers: Sequence[Operation]) -> nx.DiGraph:
-    """Layer positions, an edge from each layer to every layer reading its results
-    (directly or from a nested region)."""
-    position = {op: k for k, op in enumerate(layers)}
-    graph = nx.DiGraph()
-    graph.add_nodes_from(range(len(layers)))
-    for k, op in enumerate(layers):
-        for value in op.results:
-            for reader in _readers(value, position):
-                if reader != k:
-                    graph.add_edge(k, reader)
-    return graph
-
-
 def min_peak_schedule(func: FuncOp, float_bytes: int) -> list[Operation]:
     """A valid order of `func`'s layers whose peak of live bytes (aliases aside: they
     depend on the order) is least among those tried: every topological order of the
@@ -284,7 +269,7 @@ def min_peak_schedule(func: FuncOp, float_bytes: int) -> list[Operation]:
     lexicographical topological order preferring the layers that write the fewest
     bytes. The block order wins ties."""
     layers = layers_of(func)
-    graph = _dataflow(layers)
+    graph = dataflow_graph(layers)
     live = liveness(func, float_bytes)
     position = {op: k for k, op in enumerate(layers)}
     tensors = [
