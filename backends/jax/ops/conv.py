@@ -36,6 +36,7 @@ What ai-edge-litert 2.3 (``BUILTIN_REF``) computes, found against it
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
@@ -55,6 +56,7 @@ from synapc.backends.jax.lowering import (
 from synapc.backends.jax.ops.common import activate, any_quantized, widen
 from synapc.backends.jax.ops.quantized import (
     activation_range,
+    per_axis,
     per_tensor,
     qtype,
     rescale_half_even,
@@ -73,8 +75,24 @@ from synapc.dialects.synap.base import element_of, is_quantized, shape_of
 
 _NHWC = ("NHWC", "HWIO", "NHWC")
 
-Linear = Callable[[jax.Array, jax.Array, jnp.dtype], jax.Array]
-"""The linear part of a layer: ``(input, weights, accumulator dtype) -> accumulator``."""
+Linear = Callable[..., jax.Array]
+"""The linear part of a layer: ``(input, weights, accumulator dtype, pad_value=0) ->
+accumulator``; `pad_value` is what padding inserts (a zero point, for stored integers)."""
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How a layer's linear part sums: each output adds `taps` products per input channel
+    over `channels` input channels; `split(x, w, lo, hi)` restricts the laid-out operands
+    to input channels [lo, hi) (None: the sum cannot be split by channels).
+    `int8_products`: the sum may run on stored int8 integers with the input's zero point
+    corrected afterwards (its padding takes `pad_value`, the laid-out weights sum over
+    all but their last axis per output)."""
+
+    taps: int
+    channels: int
+    split: Callable[[jax.Array, jax.Array, int, int], tuple[jax.Array, jax.Array]] | None
+    int8_products: bool = True
 
 
 # --------------------------------------------------------------------------------------
@@ -99,20 +117,27 @@ def _convolve(
     dilations: tuple[int, ...],
     input_dilation: tuple[int, ...] = (1, 1),
     groups: int = 1,
+    pad_value: int = 0,
 ) -> jax.Array:
-    """NHWC x HWIO convolution accumulating in `acc`; padding and input dilation insert
-    zeros, which integer operands must therefore carry with zero points removed.
+    """NHWC x HWIO convolution accumulating in `acc`; padding inserts `pad_value` and
+    input dilation zeros. Int8 operands stay int8 (XLA's int8 products, accumulated in
+    int32); other integers are widened to `acc`.
+
+    Layers whose filter is 1x1 run as a matrix product too: XLA's CPU dot is 1.2-1.7x its
+    convolution there (MobileNetV2's pointwise layers).
 
     Layers on at most 4 input channels (image inputs) run as one matrix product of
     gathered patches (im2col): XLA's CPU convolution is 4-5x slower there (128x128x3, 5x5,
     stride 2, 24 filters: 2.1 ms against 0.45 ms), while it wins for wider inputs. Only
     for kernels of at most `_IM2COL_MAX_TAPS` taps: each tap is one slice for XLA to
     compile (Basic Pitch's 256-tap audio kernels took minutes to compile)."""
-    if jnp.issubdtype(acc, jnp.integer):
-        x, w_hwio = x.astype(acc), w_hwio.astype(acc)
+    x, w_hwio = _integer_operands(x, w_hwio, acc)
+    if pad_value:
+        x = jnp.pad(x, [(0, 0), *padding, (0, 0)], constant_values=pad_value)
+        padding = [(0, 0), (0, 0)]
     kh, kw, cin = w_hwio.shape[:3]
     small = cin <= 4 and kh * kw <= _IM2COL_MAX_TAPS
-    if groups == 1 and tuple(input_dilation) == (1, 1) and small:
+    if groups == 1 and tuple(input_dilation) == (1, 1) and (small or (kh, kw) == (1, 1)):
         return _im2col_convolve(x, w_hwio, acc, strides, padding, dilations)
     return lax.conv_general_dilated(
         x,
@@ -125,6 +150,17 @@ def _convolve(
         feature_group_count=groups,
         preferred_element_type=acc,
     )
+
+
+def _integer_operands(
+    lhs: jax.Array, rhs: jax.Array, acc: jnp.dtype
+) -> tuple[jax.Array, jax.Array]:
+    """The operands of an integer product accumulating in `acc`: int8 pairs as they are
+    (XLA multiplies int8 natively; its int32 convolution is 30-170x slower), other
+    integers widened to `acc`."""
+    if not jnp.issubdtype(acc, jnp.integer) or lhs.dtype == rhs.dtype == jnp.int8:
+        return lhs, rhs
+    return lhs.astype(acc), rhs.astype(acc)
 
 
 def _im2col_convolve(
@@ -153,13 +189,12 @@ def _im2col_convolve(
         for j in range(kw)
     ]
     patches = windows[0] if len(windows) == 1 else jnp.concatenate(windows, axis=-1)
-    return jnp.matmul(patches, w_hwio.reshape(-1, cout), preferred_element_type=acc)
+    return _matmul(patches, w_hwio.reshape(-1, cout), acc)
 
 
 def _matmul(lhs: jax.Array, rhs: jax.Array, acc: jnp.dtype) -> jax.Array:
     """``lhs @ rhs`` (NumPy broadcasting of batch dimensions) accumulating in `acc`."""
-    if jnp.issubdtype(acc, jnp.integer):
-        lhs, rhs = lhs.astype(acc), rhs.astype(acc)
+    lhs, rhs = _integer_operands(lhs, rhs, acc)
     return jnp.matmul(lhs, rhs, preferred_element_type=acc)
 
 
@@ -323,26 +358,107 @@ def _rescaled(
     return _requantize_mbqm(pair, real)
 
 
+#: Integers up to 2**24 are exact in float32: a float32 sum of integer products is exact
+#: while every partial sum stays within it, whatever the order of the additions.
+_FLOAT32_EXACT = 1 << 24
+
+
+def _magnitude(q: UniformQuantizedType, zero_point: bool = True) -> int:
+    """The largest magnitude of a stored integer of `q` (minus its zero point)."""
+    zp = q.zero_points.astype(np.int64) if zero_point else np.zeros(1, np.int64)
+    return int(max(np.abs(q.storage_min - zp).max(), np.abs(q.storage_max - zp).max()))
+
+
+def _on_last_axis(values: np.ndarray, q: UniformQuantizedType) -> np.ndarray:
+    """Per-channel `values` broadcasting along the last axis (laid-out weights keep their
+    output channels last); a 0-d array for per-tensor types."""
+    return values.reshape(-1) if q.is_per_axis else values.reshape(-1)[:1].reshape(())
+
+
+def _exact_accumulator(
+    linear: Linear,
+    reduction: Reduction,
+    x: jax.Array,
+    qx: UniformQuantizedType,
+    w: jax.Array,
+    qw: UniformQuantizedType,
+    weight_zero_point: bool,
+) -> jax.Array:
+    """``linear(x - zp_x, w - zp_w)`` (the weights' zero point only where
+    `weight_zero_point`) exactly, as int32, on the fastest exact path:
+
+    * int8 by int8 (weights without zero point, input with one per tensor, where the
+      reduction allows it: `Reduction.int8_products`): XLA's int8
+      products on the stored integers, the input padded with its zero point, minus
+      ``zp_x * sum(w)`` per output channel;
+    * else in float32, exact because every partial sum stays below 2**24 (the bound
+      comes from the types' ranges): split into chunks of input channels that each
+      guarantee it where one sum would not, the chunks added in int32;
+    * else (no split keeps the bound) in int32.
+    """
+    if (
+        reduction.int8_products
+        and x.dtype == w.dtype == jnp.int8
+        and not qx.is_per_axis
+        and not (weight_zero_point and qw.zero_points.any())
+    ):
+        zp = qx.zero_point
+        acc = linear(x, w, jnp.int32, zp)
+        if zp:
+            acc = acc - zp * jnp.sum(w.astype(jnp.int32), axis=tuple(range(w.ndim - 1)))
+        return acc
+    w_zp = _on_last_axis(qw.zero_points.astype(np.float32), qw)
+    largest = _magnitude(qx) * _magnitude(qw, weight_zero_point)
+    chunk = _FLOAT32_EXACT // max(1, largest * reduction.taps)
+    if chunk >= reduction.channels or (chunk >= 1 and reduction.split is not None):
+        xs = x.astype(jnp.float32) - per_axis(qx, x.ndim, qx.zero_points.astype(np.float32))
+        ws = w.astype(jnp.float32) - w_zp if weight_zero_point else w.astype(jnp.float32)
+        if chunk >= reduction.channels:
+            return linear(xs, ws, jnp.float32).astype(jnp.int32)
+        total = None
+        for lo in range(0, reduction.channels, chunk):
+            part = linear(*reduction.split(xs, ws, lo, lo + chunk), jnp.float32)
+            part = part.astype(jnp.int32)
+            total = part if total is None else total + part
+        return total
+    ws = w.astype(jnp.int32)
+    if weight_zero_point:
+        ws = ws - w_zp.astype(np.int32)
+    return linear(stored(x, qx), ws, jnp.int32)
+
+
 def _integer_layer(
     op: conv.BiasedLayer,
     args: list[jax.Array],
     linear: Linear,
+    reduction: Reduction,
     *,
     float64_rescale: bool,
     acc64: bool | None,
 ) -> list[jax.Array]:
     """A quantized layer as TFLite's reference integer kernels compute it.
 
-    ``acc = linear(x - zp_x, w - zp_w) + bias`` (int32, or int64: `acc64`, by default
-    `_accumulates_int64`), rescaled per output channel by ``s_in * s_w / s_out`` (MBQM, or
-    float64 for `float64_rescale`), plus the output zero point, clamped to the fused
-    activation's range."""
+    ``acc = linear(x - zp_x, w - zp_w) + bias`` (int32 by `_exact_accumulator`, or int64:
+    `acc64`, by default `_accumulates_int64`), rescaled per output channel by
+    ``s_in * s_w / s_out`` (MBQM, or float64 for `float64_rescale`), plus the output zero
+    point, clamped to the fused activation's range. Weights arrive laid out with their
+    output channels last."""
     qx, qw, qo = _check_integer(op)
     channels = shape_of(op.output)[-1]
-    x = stored(args[0], qx)
-    w = stored(args[1], qw) if _uses_weight_zero_point(op, qx, qw) else args[1]
+    weight_zero_point = _uses_weight_zero_point(op, qx, qw)
+
+    def accumulate(dtype: jnp.dtype) -> jax.Array:
+        if dtype == jnp.int32:
+            return _exact_accumulator(
+                linear, reduction, args[0], qx, args[1], qw, weight_zero_point
+            )
+        w = args[1].astype(dtype)
+        if weight_zero_point:
+            w = w - _on_last_axis(qw.zero_points, qw)
+        return linear(stored(args[0], qx), w, dtype)
+
     y = _rescaled(
-        lambda acc: linear(x, w, acc),
+        accumulate,
         args[2] if len(args) > 2 else None,
         _channel_vector(_real_multipliers(qx, qw, qo, channels), qx, qw, qo),
         acc64=_accumulates_int64(op, qx) if acc64 is None else acc64,
@@ -358,7 +474,7 @@ def _integer_layer(
 
 
 def _onnx_integer_layer(
-    op: conv.BiasedLayer, args: list[jax.Array], linear: Linear
+    op: conv.BiasedLayer, args: list[jax.Array], linear: Linear, reduction: Reduction
 ) -> list[jax.Array]:
     """A quantized layer as ONNX Runtime's QLinearConv / QLinearMatMul / QGemm compute it:
     ``acc = linear(x - zp_x, w - zp_w) + bias`` in int32 (int64 for 16-bit inputs, which
@@ -371,19 +487,21 @@ def _onnx_integer_layer(
             f"{op.name} with per-channel activations under ONNX integer semantics is not "
             "supported (QLinearConv takes one input and output scale)"
         )
-    x, w = stored(args[0], qx), stored(args[1], qw)
     multiplier = np.float32(qx.scale) * qw.scales.astype(np.float32) / np.float32(qo.scale)
     multiplier = _channel_vector(multiplier, qw)
-
-    def accumulate(dtype: jnp.dtype) -> jax.Array:
-        acc = linear(x, w, dtype)
-        return acc + args[2].astype(dtype) if len(args) > 2 else acc
-
+    bias = args[2] if len(args) > 2 else None
     if qx.storage_dtype == np.int16:
         with x64():
-            y = rescale_half_even(accumulate(jnp.int64), multiplier)
+            w = args[1].astype(jnp.int64) - _on_last_axis(qw.zero_points, qw)
+            acc = linear(stored(args[0], qx).astype(jnp.int64), w, jnp.int64)
+            if bias is not None:
+                acc = acc + bias.astype(jnp.int64)
+            y = rescale_half_even(acc, multiplier)
     else:
-        y = rescale_half_even(accumulate(jnp.int32), multiplier)
+        acc = _exact_accumulator(linear, reduction, args[0], qx, args[1], qw, True)
+        if bias is not None:
+            acc = acc + bias.astype(jnp.int32)
+        y = rescale_half_even(acc, multiplier)
     activation: Activation = op.props()["activation"]
     return [saturate(y + qo.zero_point, qo, *activation_range(activation, qo))]
 
@@ -393,17 +511,18 @@ def _layer(
     args: list[jax.Array],
     ctx: LoweringContext,
     linear: Linear,
+    reduction: Reduction,
     *,
     float64_rescale: bool = False,
     acc64: bool | None = None,
 ) -> list[jax.Array]:
     """Run a biased layer in float or integer arithmetic, by its types and the integer
-    semantics."""
+    semantics; `reduction` says how its linear part sums (`_exact_accumulator`)."""
     if any_quantized(op) and ctx.semantics is IntegerSemantics.ONNX:
-        return _onnx_integer_layer(op, args, linear)
+        return _onnx_integer_layer(op, args, linear, reduction)
     if any_quantized(op):
         return _integer_layer(
-            op, args, linear, float64_rescale=float64_rescale, acc64=acc64
+            op, args, linear, reduction, float64_rescale=float64_rescale, acc64=acc64
         )
     return _float_layer(op, args, linear)
 
@@ -472,37 +591,34 @@ def _check_transpose_conv(op: conv.TransposeConv2DOp) -> list[tuple[str, tuple[i
 @operand_layout(conv.Conv2DOp, conv.TransposeConv2DOp)
 def _filter_layout(op: conv.Conv2DOp | conv.TransposeConv2DOp) -> dict[int, Transform]:
     """Filters arrive in XLA's HWIO layout (spatially flipped for transposed
-    convolutions), constants transposed once on the host; per-channel quantized filters
-    stay OHWI, since the kernel subtracts their zero points along axis 0."""
-    element = element_of(op.filter)
-    if is_quantized(element) and qtype(op.filter).is_per_axis:
-        return {}
+    convolutions), constants transposed once on the host: output channels last, where
+    the integer kernels take per-channel zero points."""
     if isinstance(op, conv.TransposeConv2DOp):
         return {1: _flipped_ohwi_to_hwio}
     return {1: _ohwi_to_hwio}
+
+
+def _channel_split(
+    x: jax.Array, w: jax.Array, lo: int, hi: int
+) -> tuple[jax.Array, jax.Array]:
+    """An NHWC input and its HWIO filter restricted to input channels [lo, hi)."""
+    return x[..., lo:hi], w[:, :, lo:hi, :]
 
 
 @kernel(conv.Conv2DOp, onnx_integer=True)
 def conv2d(
     op: conv.Conv2DOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """Convolution (float or quantized); the filter is HWIO (see `_filter_layout`) or
-    OHWI."""
+    """Convolution (float or quantized); the filter is HWIO (see `_filter_layout`)."""
     p = op.props()
-    hwio = bool(_filter_layout(op))
+    _, kh, kw, cin = shape_of(op.filter)
 
-    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
-        return _convolve(
-            x,
-            w if hwio else _ohwi_to_hwio(w),
-            acc,
-            p["strides"],
-            _pads(p["pad"]),
-            p["dilations"],
-            groups=p["groups"],
-        )
+    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype, pad_value: int = 0) -> jax.Array:
+        return _convolve(x, w, acc, p["strides"], _pads(p["pad"]), p["dilations"],
+                         groups=p["groups"], pad_value=pad_value)  # fmt: skip
 
-    return _layer(op, args, ctx, linear)
+    split = _channel_split if p["groups"] == 1 else None
+    return _layer(op, args, ctx, linear, Reduction(kh * kw, cin, split))
 
 
 @kernel(conv.DepthwiseConv2DOp, onnx_integer=True)
@@ -514,18 +630,21 @@ def depthwise_conv2d(
 
     Written out tap by tap rather than as XLA's grouped convolution: jaxlib 0.10.2's CPU
     grouped convolution gave wrong results inside larger programs (mediapipe face
-    detection: errors of 50 against LiteRT, correct when run alone). Tap sums are also
-    what depthwise layers cost: KH x KW multiply-adds per output.
+    detection: errors of 50 against LiteRT, correct when run alone), and took 25-45x the
+    tap sum's time (MobileNetV2's layers). Tap sums are also what depthwise layers cost:
+    KH x KW multiply-adds per output.
     """
     p = op.props()
     (top, bottom, left, right), (sh, sw), (dh, dw) = p["pad"], p["strides"], p["dilations"]
     _, height, width, _ = shape_of(op.output)
+    _, kh, kw, _ = shape_of(op.filter)
 
-    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
+    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype, pad_value: int = 0) -> jax.Array:
         multiplier = w.shape[3] // x.shape[3]
         if multiplier > 1:  # output channel c reads input channel c // multiplier
             x = jnp.repeat(x, multiplier, axis=3)
-        x = jnp.pad(x, [(0, 0), (top, bottom), (left, right), (0, 0)])
+        x = jnp.pad(x, [(0, 0), (top, bottom), (left, right), (0, 0)],
+                    constant_values=pad_value)  # fmt: skip
         total = None
         for i in range(w.shape[1]):
             for j in range(w.shape[2]):
@@ -547,7 +666,7 @@ def depthwise_conv2d(
                 total = term if total is None else total + term
         return total
 
-    return _layer(op, args, ctx, linear)
+    return _layer(op, args, ctx, linear, Reduction(kh * kw, 1, None))
 
 
 @kernel(conv.TransposeConv2DOp, onnx_integer=True)
@@ -556,45 +675,52 @@ def transpose_conv2d(
 ) -> list[jax.Array]:
     """Transposed convolution (float or quantized): a stride-1 convolution of the
     zero-dilated input with the spatially flipped filter, then the crop (negative crop =
-    extension)."""
+    extension). Its integer sum never runs on stored integers with a zero point: input
+    dilation inserts zeros, not zero points."""
     p = op.props()
-    kh, kw = shape_of(op.filter)[1:3]
+    _, kh, kw, cin = shape_of(op.filter)
     (dh, dw), pad = p["dilations"], p["pad"]
     padding = [
         (dh * (kh - 1) - pad[0], dh * (kh - 1) - pad[1]),
         (dw * (kw - 1) - pad[2], dw * (kw - 1) - pad[3]),
     ]
-    hwio = bool(_filter_layout(op))
 
     def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
-        return _convolve(
-            x,
-            w if hwio else _flipped_ohwi_to_hwio(w),
-            acc,
-            (1, 1),
-            padding,
-            p["dilations"],
-            input_dilation=p["strides"],
-        )
+        return _convolve(x, w, acc, (1, 1), padding, p["dilations"],
+                         input_dilation=p["strides"])  # fmt: skip
 
-    return _layer(op, args, ctx, linear)
+    reduction = Reduction(kh * kw, cin, _channel_split, int8_products=False)
+    return _layer(op, args, ctx, linear, reduction)
+
+
+@operand_layout(conv.FullyConnectedOp)
+def _weights_layout(op: conv.FullyConnectedOp) -> dict[int, Transform]:
+    """Fully connected weights arrive as a (K, N) matrix, output channels last: a
+    constant transposed once on the host rather than on every run."""
+    return {1: lambda w: w.T}
+
+
+def _k_split(x: jax.Array, w: jax.Array, lo: int, hi: int) -> tuple[jax.Array, jax.Array]:
+    """``x @ w`` operands restricted to the summed indices [lo, hi)."""
+    return x[..., lo:hi], w[..., lo:hi, :]
 
 
 @kernel(conv.FullyConnectedOp, onnx_integer=True)
 def fully_connected(
     op: conv.FullyConnectedOp, args: list[jax.Array], ctx: LoweringContext
 ) -> list[jax.Array]:
-    """``x @ w.T + b`` (float or quantized). Quantized layers with 8-bit weights rescale
-    in float64; int16 weights (16x16) accumulate in int64 and use the int64 MBQM, whatever
-    the bias type."""
+    """``x @ w.T + b`` (float or quantized; `w` arrives transposed, see
+    `_weights_layout`). Quantized layers with 8-bit weights rescale in float64; int16
+    weights (16x16) accumulate in int64 and use the int64 MBQM, whatever the bias type."""
 
-    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
-        return _matmul(x, w.T, acc)
+    def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype, pad_value: int = 0) -> jax.Array:
+        return _matmul(x, w, acc)
 
+    reduction = Reduction(1, shape_of(op.filter)[-1], _k_split)
     weights = element_of(op.filter)
     if is_quantized(weights) and qtype(op.filter).storage_dtype == np.int16:
-        return _layer(op, args, ctx, linear, acc64=True)
-    return _layer(op, args, ctx, linear, float64_rescale=True)
+        return _layer(op, args, ctx, linear, reduction, acc64=True)
+    return _layer(op, args, ctx, linear, reduction, float64_rescale=True)
 
 
 @kernel(conv.MatMulOp, onnx_integer=True)
@@ -604,30 +730,36 @@ def matmul(
     """Batched matmul (float or quantized) with optional transposes of the last two
     dimensions.
 
-    Quantized operands accumulate ``(lhs - zp) @ (rhs - zp)`` in int32 (int64 for int16)
-    and rescale with MBQM (the int64 overload for int16) by
-    ``double(float(s_lhs * s_rhs)) / double(s_out)`` (GetQuantizedConvolutionMultipler's
-    float32 product of scales), to the full storage range (no fused activation)."""
+    Quantized operands accumulate ``(lhs - zp) @ (rhs - zp)`` in int32 (int64 for int16;
+    int8 exactly in float32, see `_exact_accumulator`) and rescale with MBQM (the int64
+    overload for int16) by ``double(float(s_lhs * s_rhs)) / double(s_out)``
+    (GetQuantizedConvolutionMultipler's float32 product of scales), to the full storage
+    range (no fused activation)."""
     p = op.props()
     lhs, rhs = args
-    quantized = any_quantized(op)
-    if quantized:
-        ql, qr = per_tensor(op.lhs, "its lhs"), per_tensor(op.rhs, "its rhs")
-        qo = per_tensor(op.output, "its result")
-        lhs, rhs = stored(lhs, ql), stored(rhs, qr)
     if p["transpose_lhs"]:
         lhs = jnp.swapaxes(lhs, -1, -2)
     if p["transpose_rhs"]:
         rhs = jnp.swapaxes(rhs, -1, -2)
-    if not quantized:
+    if not any_quantized(op):
         return [_matmul(lhs, rhs, widen(lhs).dtype).astype(args[0].dtype)]
+    ql, qr = per_tensor(op.lhs, "its lhs"), per_tensor(op.rhs, "its rhs")
+    qo = per_tensor(op.output, "its result")
+    # batched right-hand sides: no per-output weight sums over all but the last axis
+    reduction = Reduction(1, lhs.shape[-1], _k_split, int8_products=False)
+
+    def accumulate(dtype: jnp.dtype) -> jax.Array:
+        if dtype == jnp.int32:
+            return _exact_accumulator(_matmul, reduction, lhs, ql, rhs, qr, True)
+        return _matmul(stored(lhs, ql), stored(rhs, qr), dtype)
+
     if ctx.semantics is IntegerSemantics.ONNX:
         multiplier = np.float32(ql.scale) * np.float32(qr.scale) / np.float32(qo.scale)
-        y = rescale_half_even(_matmul(lhs, rhs, jnp.int32), np.asarray(multiplier))
+        y = rescale_half_even(accumulate(jnp.int32), np.asarray(multiplier))
         return [saturate(y + qo.zero_point, qo, qo.storage_min, qo.storage_max)]
     product = np.float64(np.float32(ql.scale) * np.float32(qr.scale))
     y = _rescaled(
-        lambda acc: _matmul(lhs, rhs, acc),
+        accumulate,
         None,
         np.asarray(product / scale_f64(qo)),
         acc64=ql.storage_dtype == np.int16,
