@@ -160,12 +160,7 @@ class ArenaExecutor:
     ) -> list[jax.Array]:
         """`op`'s results from `operands`, laid out and computed as the program
         computes them (`lowering.layer_results`), jitted on their own."""
-        layout = lowering.OPERAND_LAYOUTS.get(type(op))
-        transforms = layout(op) if layout is not None else {}
-        args = [
-            operand if transforms.get(i) is None else transforms[i](operand)
-            for i, operand in enumerate(operands)
-        ]
+        args = lowering.kernel_args(op, operands)
         program = self._programs.get(op)
         if program is None:
             kernel = kernel_for(op, ctx)

@@ -65,13 +65,8 @@ def evaluate(op: Operation, arrays: Sequence[np.ndarray]) -> list[np.ndarray] | 
     if type(op) not in lowering.KERNELS:
         return None
     ctx = LoweringContext(np.dtype(np.float32), integer_semantics_of(op))
-    layout = lowering.OPERAND_LAYOUTS.get(type(op))
-    transforms = layout(op) if layout is not None else {}
-    args = []
-    for index, array in enumerate(arrays):
-        array = lowering.as_kernel_operand(array, ctx)
-        transform = transforms.get(index)
-        args.append(jnp.asarray(array if transform is None else transform(array)))
+    operands = [lowering.as_kernel_operand(array, ctx) for array in arrays]
+    args = [jnp.asarray(arg) for arg in lowering.kernel_args(op, operands)]
     try:
         kernel = lowering.kernel_for(op, ctx)
         if _exact_eagerly(op):

@@ -119,6 +119,44 @@ def operand_layout(*op_classes: type[Operation]) -> Callable[[Layout], Layout]:
     return register
 
 
+#: One derived operand: (operand index, function of that operand).
+Derived = tuple[int, Transform]
+#: op class -> what its kernel wants derived from its operands (see `derived_operands`).
+DERIVED_OPERANDS: dict[type[Operation], Callable[[Any], list[Derived]]] = {}
+
+
+def derived_operands(
+    *op_classes: type[Operation],
+) -> Callable[[Callable[[Any], list[Derived]]], Callable[[Any], list[Derived]]]:
+    """Register what a kernel wants derived from its operands: a function of the op
+    giving (operand index, function) pairs. The kernel receives, after its operands,
+    each function of its operand as the op holds it (before any layout): computed once
+    on the host for a constant operand (a filter's per-channel sums, say), inside the
+    program otherwise."""
+
+    def register(
+        function: Callable[[Any], list[Derived]],
+    ) -> Callable[[Any], list[Derived]]:
+        for op_class in op_classes:
+            DERIVED_OPERANDS[op_class] = function
+        return function
+
+    return register
+
+
+def kernel_args(op: Operation, operands: Sequence[Any]) -> list[Any]:
+    """`operands` of `op` as its kernel receives them: laid out (`operand_layout`), then
+    its derived operands (`derived_operands`). Numpy or JAX arrays alike."""
+    layout = OPERAND_LAYOUTS.get(type(op))
+    transforms = layout(op) if layout is not None else {}
+    args = [
+        operand if transforms.get(i) is None else transforms[i](operand)
+        for i, operand in enumerate(operands)
+    ]
+    derived = DERIVED_OPERANDS.get(type(op))
+    return args + [fn(operands[i]) for i, fn in (derived(op) if derived else [])]
+
+
 def load_kernels() -> None:
     """Import every kernel module, filling `KERNELS` and `OPERAND_LAYOUTS`."""
     for name in _KERNEL_MODULES:
@@ -531,12 +569,23 @@ def lower(
     params: dict[str, jax.Array] = {}
     # (op, operand index) -> key of its transformed constant, or the in-program transform
     laid_out: dict[tuple[Operation, int], str | Transform] = {}
+    # op -> its derived operands: (operand index, key of the derived constant or function)
+    derived: dict[Operation, list[tuple[int, str | Transform]]] = {}
     used_as_is: set[SSAValue] = set()
     for position, op in enumerate(ops):
         try:
             layouts = OPERAND_LAYOUTS[type(op)](op) if type(op) in OPERAND_LAYOUTS else {}
+            extras = DERIVED_OPERANDS[type(op)](op) if type(op) in DERIVED_OPERANDS else []
         except UnsupportedOpError as error:
             raise UnsupportedOpError(f"{labels[op]}: {error}") from None
+        for j, (index, function) in enumerate(extras):
+            value = op.operands[index]
+            if value in constants:
+                key = f"op{position}.derived{j}"
+                params[key] = _on_device(function(constants[value]))
+                derived.setdefault(op, []).append((index, key))
+            else:
+                derived.setdefault(op, []).append((index, function))
         for index, value in enumerate(op.operands):
             transform = layouts.get(index)
             if transform is None:
@@ -594,6 +643,9 @@ def lower(
                     args.append(params[layout])
                 else:
                     args.append(layout(env[value]))
+            for index, extra in derived.get(op, []):
+                source = op.operands[index]
+                args.append(params[extra] if isinstance(extra, str) else extra(env[source]))
             if op in callees:
                 lowered, prefix, keys = callees[op]
                 results = lowered({k: params[prefix + k] for k in keys}, *args)

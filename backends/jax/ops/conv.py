@@ -46,9 +46,11 @@ from xdsl.ir import SSAValue
 
 from synapc.backends.jax import fixed_point as fp
 from synapc.backends.jax.lowering import (
+    Derived,
     LoweringContext,
     Transform,
     UnsupportedOpError,
+    derived_operands,
     kernel,
     op_check,
     operand_layout,
@@ -210,7 +212,7 @@ def _float_layer(
     to the input's dtype."""
     x = args[0]
     y = linear(x, args[1], widen(x).dtype)
-    if len(args) > 2:
+    if op.bias is not None:
         y = y + args[2].astype(y.dtype)
     return [activate(y, op.props()["activation"]).astype(x.dtype)]
 
@@ -383,6 +385,7 @@ def _exact_accumulator(
     w: jax.Array,
     qw: UniformQuantizedType,
     weight_zero_point: bool,
+    weight_sums: jax.Array | None = None,
 ) -> jax.Array:
     """``linear(x - zp_x, w - zp_w)`` (the weights' zero point only where
     `weight_zero_point`) exactly, as int32, on the fastest exact path:
@@ -390,7 +393,7 @@ def _exact_accumulator(
     * int8 by int8 (weights without zero point, input with one per tensor, where the
       reduction allows it: `Reduction.int8_products`): XLA's int8
       products on the stored integers, the input padded with its zero point, minus
-      ``zp_x * sum(w)`` per output channel;
+      ``zp_x * sum(w)`` per output channel (`weight_sums`, or summed here);
     * else in float32, exact because every partial sum stays below 2**24 (the bound
       comes from the types' ranges): split into chunks of input channels that each
       guarantee it where one sum would not, the chunks added in int32;
@@ -405,7 +408,9 @@ def _exact_accumulator(
         zp = qx.zero_point
         acc = linear(x, w, jnp.int32, zp)
         if zp:
-            acc = acc - zp * jnp.sum(w.astype(jnp.int32), axis=tuple(range(w.ndim - 1)))
+            if weight_sums is None:
+                weight_sums = jnp.sum(w.astype(jnp.int32), axis=tuple(range(w.ndim - 1)))
+            acc = acc - zp * weight_sums
         return acc
     w_zp = _on_last_axis(qw.zero_points.astype(np.float32), qw)
     largest = _magnitude(qx) * _magnitude(qw, weight_zero_point)
@@ -449,8 +454,9 @@ def _integer_layer(
 
     def accumulate(dtype: jnp.dtype) -> jax.Array:
         if dtype == jnp.int32:
+            sums = _weight_sums_of(op, args)
             return _exact_accumulator(
-                linear, reduction, args[0], qx, args[1], qw, weight_zero_point
+                linear, reduction, args[0], qx, args[1], qw, weight_zero_point, sums
             )
         w = args[1].astype(dtype)
         if weight_zero_point:
@@ -459,7 +465,7 @@ def _integer_layer(
 
     y = _rescaled(
         accumulate,
-        args[2] if len(args) > 2 else None,
+        args[2] if op.bias is not None else None,
         _channel_vector(_real_multipliers(qx, qw, qo, channels), qx, qw, qo),
         acc64=_accumulates_int64(op, qx) if acc64 is None else acc64,
         float64_rescale=float64_rescale,
@@ -489,7 +495,7 @@ def _onnx_integer_layer(
         )
     multiplier = np.float32(qx.scale) * qw.scales.astype(np.float32) / np.float32(qo.scale)
     multiplier = _channel_vector(multiplier, qw)
-    bias = args[2] if len(args) > 2 else None
+    bias = args[2] if op.bias is not None else None
     if qx.storage_dtype == np.int16:
         with x64():
             w = args[1].astype(jnp.int64) - _on_last_axis(qw.zero_points, qw)
@@ -498,7 +504,8 @@ def _onnx_integer_layer(
                 acc = acc + bias.astype(jnp.int64)
             y = rescale_half_even(acc, multiplier)
     else:
-        acc = _exact_accumulator(linear, reduction, args[0], qx, args[1], qw, True)
+        acc = _exact_accumulator(linear, reduction, args[0], qx, args[1], qw, True,
+                                 _weight_sums_of(op, args))  # fmt: skip
         if bias is not None:
             acc = acc + bias.astype(jnp.int32)
         y = rescale_half_even(acc, multiplier)
@@ -586,6 +593,45 @@ def _check_transpose_conv(op: conv.TransposeConv2DOp) -> list[tuple[str, tuple[i
         border = d * (k - 1)
         extents.append((size - 1) * s + 1 + max(0, border - lo) + max(0, border - hi))
     return [("its dilated, padded input", (n, extents[0], extents[1], c))]
+
+
+def _sums_int8_products(op: conv.BiasedLayer) -> bool:
+    """Whether `_exact_accumulator` may sum the layer's int8 products on stored
+    integers: int8 input with one zero point, int8 weights, a reduction that allows it
+    (convolution, depthwise, fully connected)."""
+    if not isinstance(op, conv.Conv2DOp | conv.DepthwiseConv2DOp | conv.FullyConnectedOp):
+        return False
+    x, w = element_of(op.input), element_of(op.filter)
+    if not (is_quantized(x) and is_quantized(w)):
+        return False
+    qx = qtype(op.input)
+    return (
+        qx.storage_dtype == np.int8
+        and not qx.is_per_axis
+        and qtype(op.filter).storage_dtype == np.int8
+    )
+
+
+@derived_operands(conv.Conv2DOp, conv.DepthwiseConv2DOp, conv.FullyConnectedOp)
+def _weight_sums(op: conv.BiasedLayer) -> list[Derived]:
+    """Int8 layers (`_sums_int8_products`) get their weights' sums per output channel,
+    with which `_exact_accumulator` corrects the input's zero point: computed once on
+    the host rather than on every run."""
+    if not _sums_int8_products(op):
+        return []
+    channel_axis = 3 if isinstance(op, conv.DepthwiseConv2DOp) else 0
+
+    def sums(w: jax.Array | np.ndarray) -> jax.Array | np.ndarray:
+        axes = tuple(i for i in range(w.ndim) if i != channel_axis)
+        return w.astype(np.int32).sum(axis=axes, dtype=np.int32)
+
+    return [(1, sums)]
+
+
+def _weight_sums_of(op: conv.BiasedLayer, args: list[jax.Array]) -> jax.Array | None:
+    """The weight sums the lowering derived for `op` (`_weight_sums`): its last
+    argument, if any."""
+    return args[-1] if _sums_int8_products(op) else None
 
 
 @operand_layout(conv.Conv2DOp, conv.TransposeConv2DOp)

@@ -16,9 +16,12 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block
 
 from synapc.backends.jax.lowering import (
+    DERIVED_OPERANDS,
     OPERAND_LAYOUTS,
+    Derived,
     LoweringContext,
     Transform,
+    derived_operands,
     kernel,
     op_check,
     operand_layout,
@@ -82,6 +85,13 @@ def _filter_layout(op: Conv2DPoolOp) -> dict[int, Transform]:
     """The filter layout of the convolution part (see conv2d's)."""
     conv, _ = conv_pool_parts(op)
     return OPERAND_LAYOUTS[Conv2DOp](conv)
+
+
+@derived_operands(Conv2DPoolOp)
+def _derived(op: Conv2DPoolOp) -> list[Derived]:
+    """The derived operands of the convolution part (see conv2d's)."""
+    conv, _ = conv_pool_parts(op)
+    return DERIVED_OPERANDS[Conv2DOp](conv)
 
 
 @kernel(Conv2DPoolOp, onnx_integer=True)
