@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import jax
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
@@ -140,10 +141,14 @@ class Executable:
     A streaming model's state (`Model.state`) is kept here: each run feeds the current
     state and keeps the state the program returns, starting from the initial values
     (`reset_state` goes back to them); `inputs`, `outputs` and `run` show the model's
-    other inputs and outputs only."""
+    other inputs and outputs only.
 
-    def __init__(self, model: Model, target: Target):
-        from synapc.backends.jax.lowering import UnsupportedOpError, lower
+    XLA compiles the program here, so the first `run` costs what every run costs
+    (`lazy=True` leaves compilation to the first `run`, for callers that may never
+    run it). JAX's persistent compilation cache, when configured, serves both."""
+
+    def __init__(self, model: Model, target: Target, *, lazy: bool = False):
+        from synapc.backends.jax.lowering import UnsupportedOpError, input_specs, lower
 
         self.model = model
         self.target = target
@@ -160,6 +165,20 @@ class Executable:
             raise UnsupportedOpError(f"{where}: {error}") from None
         except SynapcError as error:
             raise SynapcError(f"{where}: {error}") from None
+        #: what `run` calls: the compiled program, or (lazy) the jitted function
+        self._program = self._function
+        if not lazy:
+            specs = {
+                k: jax.ShapeDtypeStruct(v.shape, v.dtype) for k, v in self._params.items()
+            }
+            try:
+                self._program = self._function.lower(specs, *input_specs(func)).compile()
+            except MemoryError:
+                raise
+            except Exception as error:  # XLA's own errors, any kind
+                raise SynapcError(
+                    f"{where}: XLA cannot compile the program ({_one_line(error)})"
+                ) from error
         state_inputs = {s.input for s in model.state}
         state_outputs = {s.output for s in model.state}
         #: positions of the user's inputs / outputs among the program's
@@ -201,7 +220,7 @@ class Executable:
             arrays[i] = array
         for state, value in zip(self.model.state, self._state, strict=True):
             arrays[state.input] = value
-        outputs = self._function(self._params, *arrays)
+        outputs = self._program(self._params, *arrays)
         self._state = [np.asarray(outputs[s.output]) for s in self.model.state]
         # JAX runs without 64-bit mode: int64 results come back as int32 (same values).
         return [
@@ -281,9 +300,10 @@ def _input_array(what: str, info: TensorInfo, value: Any) -> np.ndarray:
     return array.astype(device, copy=False)
 
 
-def compile(model: Model, target: str = "VS680") -> Executable:
-    """Optimize `model` with the default pipeline and lower it for `target`; whatever
-    the backend cannot run is refused here (a `SynapcError` naming the model file and
-    the layer), never at the first `run`."""
+def compile(model: Model, target: str = "VS680", *, lazy: bool = False) -> Executable:
+    """Optimize `model` with the default pipeline, lower it for `target` and compile it
+    (`lazy`: at the first `run` instead); whatever the backend cannot run is refused
+    here (a `SynapcError` naming the model file and the layer), never at the first
+    `run`."""
     spec = get_target(target)
-    return Executable(optimize(model), spec)
+    return Executable(optimize(model), spec, lazy=lazy)

@@ -166,9 +166,9 @@ class _Program:
     Everything the package says about the program is checked against what the program
     itself declares before it is lowered: static shapes, one device, no effects, only
     allowed custom calls, tensors within the limits, the weights' and (when given) the
-    model.json inputs' and outputs' shapes and data types. Lowered when the package
-    loads (that also pays JAX's one-time setup for exported programs), compiled on the
-    first call: from JAX's persistent cache when it holds it.
+    model.json inputs' and outputs' shapes and data types. Lowered and compiled when the
+    package loads (`lazy`: compiled on the first call instead): from JAX's persistent
+    cache when it holds it.
     """
 
     def __init__(
@@ -177,6 +177,8 @@ class _Program:
         serialized: bytes,
         weights: Sequence[np.ndarray],
         model: tuple[tuple[Sequence[TensorSpec], Sequence[TensorSpec]], str] | None = None,
+        *,
+        lazy: bool = False,
     ):
         self.where = where
         try:
@@ -235,6 +237,19 @@ class _Program:
                     f"{where}: cannot load the program: its StableHLO does not verify"
                 ) from error
         self._compiled: Callable[..., Any] | None = None
+        if not lazy:
+            self._compile()
+
+    def _compile(self) -> Callable[..., Any]:
+        """The compiled program (compiled on the first use)."""
+        if self._compiled is None:
+            try:
+                self._compiled = self._lowered.compile()
+            except Exception as error:  # XLA's errors, any kind
+                raise PackageError(
+                    f"{self.where}: the program failed to compile"
+                ) from error
+        return self._compiled
 
     def _check_signature(
         self, where: str, key: str, specs: Sequence[TensorSpec], avals: Sequence[Any]
@@ -275,14 +290,11 @@ class _Program:
             x.astype(d, copy=False) if isinstance(x, np.ndarray) else x.astype(d)
             for x, d in zip(inputs, self.input_dtypes, strict=True)
         ]
+        compiled = self._compile()
         try:
-            if self._compiled is None:
-                self._compiled = self._lowered.compile()
-            return list(self._compiled(self.weights, *args))
+            return list(compiled(self.weights, *args))
         except Exception as error:  # XLA's runtime errors
-            raise PackageError(
-                f"{self.where}: the program failed to compile or run"
-            ) from error
+            raise PackageError(f"{self.where}: the program failed to run") from error
 
 
 def subgraph_waves(input_refs: Sequence[Sequence[tuple[int, int]]]) -> list[list[int]]:
@@ -304,9 +316,14 @@ class Network:
 
     A streaming model's state (the package's `state`) is kept here: each `predict`
     feeds the current state and keeps the new one, starting from the initial values
-    (`reset_state` goes back to them); `inputs` and `outputs` are the others."""
+    (`reset_state` goes back to them); `inputs` and `outputs` are the others.
 
-    def __init__(self, path: str | os.PathLike[str], *, concurrent: bool = True):
+    Its programs compile when it loads, so the first `predict` costs what every one
+    costs; `lazy=True` compiles each at its first use instead."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, concurrent: bool = True, lazy: bool = False
+    ):
         configure()
         self.path = Path(path)
         #: whether independent subgraphs run at the same time (False: one by one)
@@ -351,6 +368,7 @@ class Network:
                 subgraph.executable,
                 subgraph.weights,
                 ((subgraph.inputs, subgraph.outputs), f"{self.path}: {index}/model.json"),
+                lazy=lazy,
             )
             self._programs.append(program)
         self._layers: list[list[_Program]] | None = None
