@@ -24,6 +24,7 @@ intermediate of the program exceeds the tensor limits.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import math
@@ -182,9 +183,13 @@ def _one_line(error: BaseException) -> str:
 
 def as_kernel_operand(array: np.ndarray, ctx: LoweringContext) -> np.ndarray:
     """A constant's values as kernels receive them: floats in the compute dtype, 64-bit
-    integers as their 32-bit device dtype."""
+    integers as their 32-bit device dtype. Float16 programs hold float constants as
+    the float32 values of their float16 rounding: the values the NPU holds, without a
+    conversion on every run (`layer_results` computes in float32)."""
     if dtype_kind(array.dtype) == "f":  # bfloat16 included
         array = array.astype(ctx.float_dtype)
+        if ctx.float_dtype == np.float16:
+            array = array.astype(np.float32)
     return array.astype(device_dtype(array.dtype))
 
 
@@ -241,6 +246,17 @@ def kernel_for(op: Operation, ctx: LoweringContext) -> Kernel:
 REAL_VALUED: set[type[Operation]] = set()
 #: Op classes whose kernels take booleans (i1): they move, compare or convert values.
 BOOLEAN_KERNELS: set[type[Operation]] = set()
+
+
+#: Op classes whose kernels compute float32 results whatever the float dtype (CPU ops of
+#: a float16 program); `layer_results` runs them as they are.
+FLOAT32_KERNELS: set[type[Operation]] = set()
+
+
+def computes_float32(*op_classes: type[Operation]) -> None:
+    """Declare that these ops' kernels compute float32 on every target (see
+    `FLOAT32_KERNELS`)."""
+    FLOAT32_KERNELS.update(op_classes)
 
 
 def real_valued(*op_classes: type[Operation]) -> None:
@@ -469,14 +485,27 @@ def layer_results(
 ) -> list[jax.Array]:
     """What layer `op` computes from its laid-out `args`, as the program computes it:
     zeros for results with no values (no kernel has to cope with empty tensors), else
-    its kernel (`_run_kernel`). The arena executor runs layers through this too."""
+    its kernel (`_run_kernel`). The arena executor runs layers through this too.
+
+    Float16 programs store float16 and compute in float32 within a layer, as the NPU's
+    wide accumulators do: the kernel runs on its float16 operands widened to float32,
+    and each float result is rounded to float16 once, at the layer's boundary. XLA
+    would otherwise widen and round around every float16 operation of the kernel."""
     shapes = [r.type.get_shape() for r in op.results]  # type: ignore[attr-defined]
     if all(0 in shape for shape in shapes):
         return [
             jnp.zeros(shape, ctx.dtype_of(r))
             for shape, r in zip(shapes, op.results, strict=True)
         ]
-    return _run_kernel(kernel, op, args, ctx, label)
+    if ctx.float_dtype != np.float16 or type(op) in FLOAT32_KERNELS:
+        return _run_kernel(kernel, op, args, ctx, label)
+    wide = dataclasses.replace(ctx, float_dtype=np.dtype(np.float32))
+    args = [a.astype(jnp.float32) if a.dtype == jnp.float16 else a for a in args]
+    results = _run_kernel(kernel, op, args, wide, label)
+    return [
+        stored(r.astype(jnp.float16)) if ctx.dtype_of(v) == np.float16 else r
+        for r, v in zip(results, op.results, strict=True)
+    ]
 
 
 def _subjaxprs(param: Any) -> Iterator[Any]:
@@ -518,10 +547,10 @@ def _check_intermediates(jaxpr: Any, labels: dict[str, str], label: str = "") ->
 
 def stored(result: jax.Array) -> jax.Array:
     """A layer's result as memory holds it: a float16 result rounded to float16. XLA
-    computes float16 in float32 and may keep that excess precision from one fused
-    layer into the next; the NPU writes every layer's result to memory in float16, so
-    the program rounds there (inside a layer the excess precision stays, as in the
-    NPU's wider accumulators)."""
+    may drop a float32 -> float16 -> float32 conversion pair and keep the excess
+    precision from one fused layer into the next; the NPU writes every layer's result
+    to memory in float16, so the program rounds there (inside a layer the excess
+    precision stays, as in the NPU's wider accumulators)."""
     if result.dtype == jnp.float16:
         return jax.lax.reduce_precision(result, exponent_bits=5, mantissa_bits=10)
     return result

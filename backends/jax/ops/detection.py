@@ -38,6 +38,7 @@ from jax import lax
 from synapc.backends.jax.lowering import (
     LoweringContext,
     UnsupportedOpError,
+    computes_float32,
     kernel,
     real_valued,
 )
@@ -328,6 +329,9 @@ def regular_nms(
 
 
 real_valued(DetectionPostProcessOp)
+
+
+computes_float32(DetectionPostProcessOp)
 
 
 @kernel(DetectionPostProcessOp)

@@ -11,6 +11,7 @@ input with the spatially flipped filter), through `conv._layer` for quantized op
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import jax
@@ -23,11 +24,12 @@ from synapc.backends.jax.lowering import (
     LoweringContext,
     kernel,
     op_check,
+    operand_layout,
     real_valued,
     takes_booleans,
 )
 from synapc.backends.jax.ops.common import any_quantized, float_only, widen
-from synapc.backends.jax.ops.conv import _layer
+from synapc.backends.jax.ops.conv import Reduction, _k_split, _layer
 from synapc.dialects.synap import window_nd
 from synapc.dialects.synap.base import shape_of
 
@@ -193,9 +195,20 @@ def _dimension_numbers(rank: int) -> tuple[str, str, str]:
     return f"N{spatial}C", f"{spatial}IO", f"N{spatial}C"
 
 
-def _to_kio(w: jax.Array) -> jax.Array:
-    """``[O, K..., I]`` filter as ``[K..., I, O]``."""
-    return jnp.moveaxis(w, 0, -1)
+@operand_layout(window_nd.ConvNDOp, window_nd.TransposeConvNDOp)
+def _filter_layout(op: window_nd.ConvNDOp | window_nd.TransposeConvNDOp) -> dict:
+    """Filters arrive ``[K..., I, O]`` (XLA's layout, output channels last, where the
+    integer kernels take per-channel zero points), constants moved once on the host."""
+    rank = len(shape_of(op.filter))
+    return {1: lambda w: w.transpose(*range(1, rank), 0)}
+
+
+def _reduction(op: window_nd.ConvNDOp | window_nd.TransposeConvNDOp) -> Reduction:
+    """How the layer sums (see `conv.Reduction`): window taps per input channel, split
+    by input channels when ungrouped."""
+    w = shape_of(op.filter)
+    split = _k_split if op.props()["groups"] == 1 else None
+    return Reduction(math.prod(w[1:-1]), w[-1], split, int8_products=False)
 
 
 @op_check(window_nd.ConvNDOp, window_nd.TransposeConvNDOp)
@@ -229,7 +242,7 @@ def conv_nd(
             x, w = x.astype(acc), w.astype(acc)
         return lax.conv_general_dilated(
             x,
-            _to_kio(w),
+            w,
             p["strides"],
             _pad_pairs(p["pad"]),
             rhs_dilation=p["dilations"],
@@ -238,7 +251,7 @@ def conv_nd(
             preferred_element_type=acc,
         )
 
-    return _layer(op, args, ctx, linear)
+    return _layer(op, args, ctx, linear, _reduction(op))
 
 
 @kernel(window_nd.TransposeConvNDOp, onnx_integer=True)
@@ -259,10 +272,10 @@ def transpose_conv_nd(
     def linear(x: jax.Array, w: jax.Array, acc: jnp.dtype) -> jax.Array:
         if jnp.issubdtype(acc, jnp.integer):
             x, w = x.astype(acc), w.astype(acc)
-        flipped = jnp.flip(w, axis=tuple(range(1, w.ndim - 1)))
+        flipped = jnp.flip(w, axis=tuple(range(w.ndim - 2)))
         return lax.conv_general_dilated(
             x,
-            _to_kio(flipped),
+            flipped,
             (1,) * len(kernel_shape),
             padding,
             lhs_dilation=p["strides"],
@@ -272,4 +285,4 @@ def transpose_conv_nd(
             preferred_element_type=acc,
         )
 
-    return _layer(op, args, ctx, linear)
+    return _layer(op, args, ctx, linear, _reduction(op))
