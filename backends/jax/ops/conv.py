@@ -106,8 +106,8 @@ def _pads(pad: tuple[int, ...]) -> list[tuple[int, int]]:
     return [(pad[0], pad[1]), (pad[2], pad[3])]
 
 
-#: The largest kernel (KH * KW taps) `_convolve` runs as gathered patches (im2col).
-_IM2COL_MAX_TAPS = 49
+#: The largest kernel (KH * KW taps) `_convolve` runs as gathered patches.
+_PATCHES_MAX_TAPS = 49
 
 
 def _convolve(
@@ -129,18 +129,23 @@ def _convolve(
     convolution there (MobileNetV2's pointwise layers).
 
     Layers on at most 4 input channels (image inputs) run as one matrix product of
-    gathered patches (im2col): XLA's CPU convolution is 4-5x slower there (128x128x3, 5x5,
-    stride 2, 24 filters: 2.1 ms against 0.45 ms), while it wins for wider inputs. Only
-    for kernels of at most `_IM2COL_MAX_TAPS` taps: each tap is one slice for XLA to
-    compile (Basic Pitch's 256-tap audio kernels took minutes to compile)."""
+    patches gathered on the planar input (`_planar_patches_convolve`): XLA's CPU
+    convolution is 2-5x slower there (128x128x3, 5x5, stride 2, 24 filters: 1,651 us
+    against 334 us; patches gathered on the NHWC input: 342 us, 336 against 267 us for
+    192x192x3, 3x3). Only for kernels of at most `_PATCHES_MAX_TAPS` taps: each tap is
+    one slice for XLA to compile (Basic Pitch's 256-tap audio kernels took minutes to
+    compile). A sum of taps was faster alone (113 us for 192x192x3), but XLA fused it
+    into a following channel pad where it ran 4-6x slower."""
     x, w_hwio = _integer_operands(x, w_hwio, acc)
     if pad_value:
         x = jnp.pad(x, [(0, 0), *padding, (0, 0)], constant_values=pad_value)
         padding = [(0, 0), (0, 0)]
     kh, kw, cin = w_hwio.shape[:3]
-    small = cin <= 4 and kh * kw <= _IM2COL_MAX_TAPS
-    if groups == 1 and tuple(input_dilation) == (1, 1) and (small or (kh, kw) == (1, 1)):
-        return _im2col_convolve(x, w_hwio, acc, strides, padding, dilations)
+    if groups == 1 and tuple(input_dilation) == (1, 1):
+        if (kh, kw) == (1, 1):
+            return _pointwise_convolve(x, w_hwio, acc, strides, padding)
+        if cin <= 4 and kh * kw <= _PATCHES_MAX_TAPS:
+            return _planar_patches_convolve(x, w_hwio, acc, strides, padding, dilations)
     return lax.conv_general_dilated(
         x,
         w_hwio,
@@ -165,7 +170,7 @@ def _integer_operands(
     return lhs.astype(acc), rhs.astype(acc)
 
 
-def _im2col_convolve(
+def _planar_patches_convolve(
     x: jax.Array,
     w_hwio: jax.Array,
     acc: jnp.dtype,
@@ -173,25 +178,47 @@ def _im2col_convolve(
     padding: list[tuple[int, int]],
     dilations: tuple[int, ...],
 ) -> jax.Array:
-    """Convolution as one matrix product: the KH x KW strided windows of the padded input
-    side by side on the channel axis, times the filter as a (KH*KW*I, O) matrix."""
+    """Convolution as one matrix product of gathered patches, gathered on the planar
+    (NCHW) input: each strided window is a copy of whole rows, stacked on a major axis,
+    where gathering them on the NHWC input side by side on the channel axis copied
+    3-value runs (a slow concatenation for XLA). The product contracts the patches'
+    second axis with the (KH*KW*I, O) filter; an NCHW producer's transpose to NHWC
+    cancels with the one here."""
     kh, kw, cin, cout = w_hwio.shape
-    x = jnp.pad(x, [(0, 0), *padding, (0, 0)])
+    x = jnp.pad(jnp.transpose(x, (0, 3, 1, 2)), [(0, 0), (0, 0), *padding])
     (sh, sw), (dh, dw) = strides, dilations
-    out_h = (x.shape[1] - (kh - 1) * dh - 1) // sh + 1
-    out_w = (x.shape[2] - (kw - 1) * dw - 1) // sw + 1
+    n, _, height, width = x.shape
+    out_h = (height - (kh - 1) * dh - 1) // sh + 1
+    out_w = (width - (kw - 1) * dw - 1) // sw + 1
     windows = [
         lax.slice(
             x,
-            (0, i * dh, j * dw, 0),
-            (x.shape[0], i * dh + sh * (out_h - 1) + 1, j * dw + sw * (out_w - 1) + 1, cin),
-            (1, sh, sw, 1),
+            (0, 0, i * dh, j * dw),
+            (n, cin, i * dh + sh * (out_h - 1) + 1, j * dw + sw * (out_w - 1) + 1),
+            (1, 1, sh, sw),
         )
         for i in range(kh)
         for j in range(kw)
     ]
-    patches = windows[0] if len(windows) == 1 else jnp.concatenate(windows, axis=-1)
-    return _matmul(patches, w_hwio.reshape(-1, cout), acc)
+    patches = jnp.stack(windows, axis=1).reshape(n, kh * kw * cin, out_h * out_w)
+    patches, w = _integer_operands(patches, w_hwio.reshape(kh * kw * cin, cout), acc)
+    y = lax.dot_general(patches, w, (((1,), (0,)), ((), ())), preferred_element_type=acc)
+    return y.reshape(n, out_h, out_w, cout)
+
+
+def _pointwise_convolve(
+    x: jax.Array,
+    w_hwio: jax.Array,
+    acc: jnp.dtype,
+    strides: tuple[int, ...],
+    padding: list[tuple[int, int]],
+) -> jax.Array:
+    """A 1x1 convolution as one matrix product of the padded, strided input and the
+    filter as an (I, O) matrix."""
+    x = jnp.pad(x, [(0, 0), *padding, (0, 0)])
+    if tuple(strides) != (1, 1):
+        x = x[:, :: strides[0], :: strides[1], :]
+    return _matmul(x, w_hwio[0, 0], acc)
 
 
 def _matmul(lhs: jax.Array, rhs: jax.Array, acc: jnp.dtype) -> jax.Array:
