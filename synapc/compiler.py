@@ -184,7 +184,12 @@ class Executable:
         #: positions of the user's inputs / outputs among the program's
         self._inputs = [i for i in range(len(model.inputs)) if i not in state_inputs]
         self._outputs = [i for i in range(len(model.outputs)) if i not in state_outputs]
-        self._state: list[np.ndarray] = []
+        #: per user input, the (shape, dtype) of an array the program takes as it is
+        self._ready_inputs = [
+            (info.shape, info.dtype if device_dtype(info.dtype) == info.dtype else None)
+            for info in self.inputs
+        ]
+        self._state: list[Any] = []
         self.reset_state()
 
     def reset_state(self) -> None:
@@ -221,7 +226,7 @@ class Executable:
         for state, value in zip(self.model.state, self._state, strict=True):
             arrays[state.input] = value
         outputs = self._program(self._params, *arrays)
-        self._state = [np.asarray(outputs[s.output]) for s in self.model.state]
+        self._state = [outputs[s.output] for s in self.model.state]  # stays on device
         # JAX runs without 64-bit mode: int64 results come back as int32 (same values).
         return [
             np.asarray(outputs[i]).astype(info.dtype, copy=False)
@@ -260,6 +265,11 @@ class Executable:
             raise SynapcError(
                 f"{where}: expected {len(self.inputs)} inputs, got {len(values)}"
             )
+        if all(
+            type(value) is np.ndarray and value.dtype == dtype and value.shape == shape
+            for value, (shape, dtype) in zip(values, self._ready_inputs, strict=True)
+        ):
+            return values  # the program's own shapes and dtypes: nothing to check
         return [
             _input_array(f"{where}: input '{info.name}' (#{index})", info, value)
             for index, (info, value) in enumerate(zip(self.inputs, values, strict=True))
