@@ -294,7 +294,7 @@ def test_weights_out_of_bounds(tmp_path: Path, package: bytes) -> None:
     members["bundle.json"] = json.dumps(bundle).encode()
     message = _error(_write(tmp_path, _zip(list(members.items()))))
     assert (
-        "1/model.json: weights[0]: bytes 1,000,000 to 1,000,004 lie outside 1/weights.bin"
+        "1/model.json: weights[0]: bytes 1,000,000 to 1,000,002 lie outside 1/weights.bin"
         in message
     )
 
@@ -321,3 +321,26 @@ def test_one_flipped_byte_anywhere(tmp_path: Path) -> None:
         network.inputs[0].assign(x)
         assert np.array_equal(network.predict()[0].to_numpy(), expected), offset
     assert loaded < len(data) // 97 // 2
+
+
+def test_float16_valued_weights_take_half_the_bytes(tmp_path: Path, package: bytes) -> None:
+    """A float32 weight holding float16 values only (the CPU subgraph's scale, 20.0) is
+    stored as float16 and read back as the same float32 bits; others stay float32."""
+    with zipfile.ZipFile(io.BytesIO(package)) as archive:
+        entries = [json.loads(archive.read(f"{i}/model.json"))["weights"] for i in (0, 1)]
+    assert all("stored" not in e for e in entries[0])  # random normal values
+    assert entries[1] == [{"dtype": "float32", "shape": [], "offset": 0, "nbytes": 2,
+                           "stored": "float16"}]  # fmt: skip
+    assert read_package(_write(tmp_path, package)).subgraphs[1].weights[0].tobytes() == (
+        np.float32(20.0).tobytes()
+    )
+
+
+def test_only_bit_exact_float16_values_are_narrowed() -> None:
+    """Signed zeros and infinities narrow; a NaN payload float16 cannot hold does not."""
+    from synapc.backends.package.writer import pack_weights
+
+    narrow = np.array([-0.0, np.inf, 65504.0, 2.0**-24], np.float32)
+    payload = np.array([0x7FC00001], np.uint32).view(np.float32)
+    _, entries = pack_weights([narrow, payload, np.float32([0.1])])
+    assert [e.get("stored") for e in entries] == ["float16", None, None]

@@ -353,6 +353,14 @@ def test_renamed_member(tmp_path: Path, original: bytes) -> None:
             "weights[0].nbytes: 18446744073709551616 is out of range",
         ),
         (lambda m: m["weights"][0].update(extra=1), "weights[0]: unknown field 'extra'"),
+        (
+            lambda m: m["weights"][0].update(stored="float16", dtype="int32"),
+            "weights[0].stored: only float32 weights are stored narrower, not int32",
+        ),
+        (
+            lambda m: m["weights"][0].update(stored="float8_e4m3fn", dtype="float32"),
+            "weights[0].stored: unknown type 'float8_e4m3fn'",
+        ),
         (lambda m: m.pop("delegate"), "field 'delegate' is missing"),
         (lambda m: m.update(delegate="dsp"), "delegate: unknown delegate 'dsp'"),
         (
@@ -536,9 +544,9 @@ def test_custom_call_refused(tmp_path: Path) -> None:
 def test_tensor_inside_the_program_beyond_the_limits(
     tmp_path: Path, original: bytes
 ) -> None:
-    """The input has 12,288 elements; the program pads it to 1x66x66x3 = 13,068."""
+    """The input has 12,288 elements; the program pads it (planar) to 1x3x66x66 = 13,068."""
     with use_limits(max_tensor_elements=12_288):
-        refused(write(tmp_path, original), PROGRAM, "tensor of shape [1, 66, 66, 3]")
+        refused(write(tmp_path, original), PROGRAM, "tensor of shape [1, 3, 66, 66]")
 
 
 # -- finding: input shapes not checked against the exported signature -------------------

@@ -19,7 +19,9 @@ Layout (an uncompressed ZIP_STORED archive; every entry dated 1980-01-01 00:00:0
   "offset", "nbytes"}], "inputs": [tensor], "outputs": [tensor]}``; `i/model.stablehlo`,
   the `jax.export` serialization of ``f(weights: list, *inputs) -> list`` (StableHLO,
   lowered for CPU); `i/weights.bin`, the weights little-endian, each at a 64-byte aligned
-  offset.
+  offset. An entry may add ``"stored": "float16"``: a float32 weight whose values are
+  all float16 values (a float16 program's), stored in half the bytes and widened on
+  reading, bit for bit.
 - profiling builds: model.json also has ``"layers": [{"name", "type", "executable":
   "i/layers/k.stablehlo", "weights_file": "i/layers/k.weights.bin", "weights": [...],
   "operands": [{"layer": -1 | k, "out": j}]}]`` and ``"layer_outputs": [{"layer", "out"}]``

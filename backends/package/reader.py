@@ -818,18 +818,28 @@ class _Reader:
         end = 0
         for i, raw in enumerate(array(value, at)):
             where = item_path(at, i)
-            entry = obj(raw, where, ("dtype", "shape", "offset", "nbytes"))
+            entry = obj(raw, where, ("dtype", "shape", "offset", "nbytes"), ("stored",))
             dtype = np.dtype(
                 choice(entry["dtype"], key_path(where, "dtype"), DATA_TYPES, "dtype")
             )
             shape = shape_of(entry["shape"], key_path(where, "shape"), dtype.itemsize)
             offset = integer(entry["offset"], key_path(where, "offset"), 0, MAX_INT)
             nbytes = integer(entry["nbytes"], key_path(where, "nbytes"), 0, MAX_INT)
-            expected = math.prod(shape) * dtype.itemsize
+            kept = dtype
+            if "stored" in entry:  # float32 values stored as float16 (the writer's rule)
+                if dtype != np.float32:
+                    raise FieldError(
+                        key_path(where, "stored"), f"only float32 weights are stored "
+                        f"narrower, not {dtype.name}"
+                    )  # fmt: skip
+                kept = np.dtype(
+                    choice(entry["stored"], key_path(where, "stored"), {"float16"}, "type")
+                )
+            expected = math.prod(shape) * kept.itemsize
             if nbytes != expected:
                 raise FieldError(
                     key_path(where, "nbytes"),
-                    f"{nbytes:,} bytes, but shape {list(shape)} of {dtype.name} takes "
+                    f"{nbytes:,} bytes, but shape {list(shape)} of {kept.name} takes "
                     f"{expected:,}",
                 )
             if offset % ALIGNMENT:
@@ -857,10 +867,8 @@ class _Reader:
                         f"the package's weights exceed the limit of {limit:,} bytes "
                         "(SYNAPC_MAX_CONSTANT_BYTES raises it)",
                     )
-            stored = dtype.newbyteorder("<")
-            flat = np.frombuffer(
-                blob, stored, count=nbytes // dtype.itemsize, offset=offset
-            )
+            stored = kept.newbyteorder("<")
+            flat = np.frombuffer(blob, stored, count=nbytes // kept.itemsize, offset=offset)
             arrays.append(flat.reshape(shape).astype(dtype))
         return arrays
 

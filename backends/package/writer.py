@@ -43,9 +43,23 @@ def dumps(value: Any) -> bytes:
     return (text + "\n").encode("utf-8")
 
 
+def _narrowest(array: np.ndarray) -> np.ndarray:
+    """`array` in float16 when it is float32 holding float16 values only (bit for bit,
+    signed zeros and NaN payloads included): a float16 program's weights, which its
+    program takes as float32. Otherwise `array` itself."""
+    if array.dtype != np.float32:
+        return array
+    narrow = array.astype(np.float16)
+    same = np.array_equal(narrow.astype(np.float32).view(np.uint32), array.view(np.uint32))
+    return narrow if same else array
+
+
 def pack_weights(arrays: Sequence[np.ndarray]) -> tuple[bytes, list[dict[str, Any]]]:
     """Arrays concatenated little-endian at 64-byte aligned offsets, and their entries
-    ``{"dtype", "shape", "offset", "nbytes"}``."""
+    ``{"dtype", "shape", "offset", "nbytes"}``. A float32 array whose values are all
+    float16 values is stored as float16, its entry saying ``"stored": "float16"``: the
+    reader widens it back, bit for bit (a float16 program's weights take half the
+    bytes)."""
     blob = bytearray()
     entries = []
     for array in arrays:
@@ -53,15 +67,17 @@ def pack_weights(arrays: Sequence[np.ndarray]) -> tuple[bytes, list[dict[str, An
         if array.dtype.name not in DATA_TYPES:
             raise ValueError(f"weights of dtype {array.dtype} cannot be stored")
         blob.extend(b"\0" * (-len(blob) % ALIGNMENT))
-        data = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
-        entries.append(
-            {
-                "dtype": array.dtype.name,
-                "shape": list(array.shape),
-                "offset": len(blob),
-                "nbytes": len(data),
-            }
-        )
+        kept = _narrowest(array)
+        data = np.ascontiguousarray(kept, dtype=kept.dtype.newbyteorder("<")).tobytes()
+        entry = {
+            "dtype": array.dtype.name,
+            "shape": list(array.shape),
+            "offset": len(blob),
+            "nbytes": len(data),
+        }
+        if kept.dtype != array.dtype:
+            entry["stored"] = kept.dtype.name
+        entries.append(entry)
         blob.extend(data)
     return bytes(blob), entries
 
