@@ -503,9 +503,16 @@ def layer_results(
     args = [a.astype(jnp.float32) if a.dtype == jnp.float16 else a for a in args]
     results = _run_kernel(kernel, op, args, wide, label)
     return [
-        stored(r.astype(jnp.float16)) if ctx.dtype_of(v) == np.float16 else r
+        _rounded_to_float16(r) if ctx.dtype_of(v) == np.float16 else r
         for r, v in zip(results, op.results, strict=True)
     ]
+
+
+def _rounded_to_float16(result: jax.Array) -> jax.Array:
+    """A float32 layer result as float16, rounded while still float32: XLA may drop a
+    float32 -> float16 -> float32 conversion pair, never a `reduce_precision`."""
+    rounded = jax.lax.reduce_precision(result, exponent_bits=5, mantissa_bits=10)
+    return rounded.astype(jnp.float16)
 
 
 def _subjaxprs(param: Any) -> Iterator[Any]:
