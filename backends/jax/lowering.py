@@ -509,10 +509,11 @@ def layer_results(
 
 
 def _rounded_to_float16(result: jax.Array) -> jax.Array:
-    """A float32 layer result as float16, rounded while still float32: XLA may drop a
-    float32 -> float16 -> float32 conversion pair, never a `reduce_precision`."""
-    rounded = jax.lax.reduce_precision(result, exponent_bits=5, mantissa_bits=10)
-    return rounded.astype(jnp.float16)
+    """A float32 layer result as float16: one conversion (a single instruction with
+    F16C). A `reduce_precision` before it, to keep XLA from folding a conversion pair,
+    made float16 programs 1.4x slower (its bit manipulation per element); XLA keeps the
+    pair (tests/test_npu_float16.py fails if it did not)."""
+    return stored(result.astype(jnp.float16))
 
 
 def _subjaxprs(param: Any) -> Iterator[Any]:
