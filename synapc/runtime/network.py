@@ -2,9 +2,9 @@
 
 Loading reads and verifies the package, deserializes each subgraph's `jax.export`
 program (a program not seen before is first deserialized in a separate process, which a
-hostile program may crash instead of this one: `synapc.runtime.program_check`), lowers it
-and puts its weights on the device; nothing compiles until the first `predict` (JAX's
-persistent compilation cache, `synapc.runtime.cache`, makes that fast in later
+hostile program may crash instead of this one: `synapc.runtime.program_check`), lowers
+and compiles it (`lazy=True`: at the first `predict`) and puts its weights on the device
+(JAX's persistent compilation cache, `synapc.runtime.cache`, makes compiling fast in later
 processes). `predict` runs the subgraphs in the bundle's order, feeding each its inputs
 from the model inputs or earlier subgraphs' outputs. Only numpy, jax and the package
 reader are imported: no xDSL, IR or importers.
@@ -383,7 +383,7 @@ class Network:
 
     def predict(self) -> list[Tensor]:
         """Run one inference on the inputs' current values; the results are stored in
-        (and returned as) `outputs`. The first call compiles."""
+        (and returned as) `outputs`. The first call compiles a `lazy` network."""
         start = time.perf_counter_ns()
         values = self._run_graph()
         results = [values[ref] for ref in self.package.output_refs]

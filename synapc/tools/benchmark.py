@@ -1,7 +1,7 @@
 """`synapc benchmark`: time a `model.synap` the way TFLite's `benchmark_model` does.
 
-Loads the package (Init), runs one first inference (which compiles, or loads the program
-from JAX's persistent cache), `--warmup-runs` warm-up inferences and `--num-runs` timed
+Loads the package (Init, which compiles, or loads the program from JAX's persistent
+cache), runs one first inference, `--warmup-runs` warm-up inferences and `--num-runs` timed
 ones, then prints the timings in microseconds, the count/first/curr/min/max/avg/std line
 of the timed runs and the peak memory (the process's maximum resident set size).
 `--profiling` adds a per-layer table (layer, type, time, share), which needs a package
