@@ -71,22 +71,17 @@ CASES = {
     "conv-uint8-3x3-c64": _case(
         "CONV_2D", np.uint8, [1, 6, 6, 64], [8, 3, 3, 64], **_WINDOW
     ),
-    "depthwise-uint8": _case(
-        "DEPTHWISE_CONV_2D",
-        np.uint8,
-        [1, 6, 6, 16],
-        [1, 3, 3, 16],
-        depth_multiplier=1,
-        **_WINDOW,
-    ),
-    "depthwise-int8": _case(
-        "DEPTHWISE_CONV_2D",
-        np.int8,
-        [1, 6, 6, 16],
-        [1, 3, 3, 16],
-        depth_multiplier=1,
-        **_WINDOW,
-    ),
+    **{
+        f"depthwise-{np.dtype(dtype).name}": _case(
+            "DEPTHWISE_CONV_2D",
+            dtype,
+            [1, 6, 6, 16],
+            [1, 3, 3, 16],
+            depth_multiplier=1,
+            **_WINDOW,
+        )
+        for dtype in (np.uint8, np.int8)
+    },
 }
 
 
@@ -136,9 +131,20 @@ def test_accumulator_equals_int64_sums(
     def linear(x: jnp.ndarray, w: jnp.ndarray, acc: type, pad_value: int = 0):
         return conv._matmul(x, w, acc)
 
+    # int8 weights get their per-channel sums from the lowering (conv._weight_sums)
+    sums = jnp.asarray(w.astype(np.int32).sum(axis=0)) if storage == "i8" else None
+
     def accumulate() -> np.ndarray:
-        got = conv._exact_accumulator(linear, reduction, jnp.asarray(x), qx,
-                                      jnp.asarray(w), qw, weight_zero_point)  # fmt: skip
+        got = conv._exact_accumulator(
+            linear,
+            reduction,
+            jnp.asarray(x),
+            qx,
+            jnp.asarray(w),
+            qw,
+            weight_zero_point,
+            sums,
+        )
         return np.asarray(got, np.int64)
 
     assert np.array_equal(accumulate(), want % 2**32 - (want % 2**32 >= 2**31) * 2**32)

@@ -489,8 +489,12 @@ def layer_results(
 
     Float16 programs store float16 and compute in float32 within a layer, as the NPU's
     wide accumulators do: the kernel runs on its float16 operands widened to float32,
-    and each float result is rounded to float16 once, at the layer's boundary. XLA
-    would otherwise widen and round around every float16 operation of the kernel."""
+    and each float result is rounded to float16 once, at the layer's boundary, by one
+    conversion (a single F16C instruction). XLA would otherwise widen and round around
+    every float16 operation of the kernel. XLA keeps the float32 -> float16 -> float32
+    conversion pairs between layers, so the excess precision ends at the boundary
+    (tests/test_npu_float16.py fails if it did not); a `reduce_precision` to enforce it
+    made float16 programs 1.4-3.9x slower."""
     shapes = [r.type.get_shape() for r in op.results]  # type: ignore[attr-defined]
     if all(0 in shape for shape in shapes):
         return [
@@ -503,17 +507,9 @@ def layer_results(
     args = [a.astype(jnp.float32) if a.dtype == jnp.float16 else a for a in args]
     results = _run_kernel(kernel, op, args, wide, label)
     return [
-        _rounded_to_float16(r) if ctx.dtype_of(v) == np.float16 else r
+        r.astype(jnp.float16) if ctx.dtype_of(v) == np.float16 else r
         for r, v in zip(results, op.results, strict=True)
     ]
-
-
-def _rounded_to_float16(result: jax.Array) -> jax.Array:
-    """A float32 layer result as float16: one conversion (a single instruction with
-    F16C). A `reduce_precision` before it, to keep XLA from folding a conversion pair,
-    made float16 programs 1.4x slower (its bit manipulation per element); XLA keeps the
-    pair (tests/test_npu_float16.py fails if it did not)."""
-    return stored(result.astype(jnp.float16))
 
 
 def _subjaxprs(param: Any) -> Iterator[Any]:
@@ -551,17 +547,6 @@ def _check_intermediates(jaxpr: Any, labels: dict[str, str], label: str = "") ->
         for param in eqn.params.values():
             for sub in _subjaxprs(param):
                 _check_intermediates(sub, labels, here)
-
-
-def stored(result: jax.Array) -> jax.Array:
-    """A layer's result as memory holds it: a float16 result rounded to float16. XLA
-    may drop a float32 -> float16 -> float32 conversion pair and keep the excess
-    precision from one fused layer into the next; the NPU writes every layer's result
-    to memory in float16, so the program rounds there (inside a layer the excess
-    precision stays, as in the NPU's wider accumulators)."""
-    if result.dtype == jnp.float16:
-        return jax.lax.reduce_precision(result, exponent_bits=5, mantissa_bits=10)
-    return result
 
 
 def input_specs(func: FuncOp) -> list[jax.ShapeDtypeStruct]:
@@ -692,7 +677,7 @@ def lower(
             with jax.named_scope(_scope(position)):
                 results = layer_results(kernels[op], op, args, ctx, labels[op])
             for value, result in zip(op.results, results, strict=True):
-                env[value] = stored(result)
+                env[value] = result
         raise UnsupportedOpError("the function has no return")
 
     function = jax.jit(run)

@@ -86,15 +86,11 @@ accumulator``; `pad_value` is what padding inserts (a zero point, for stored int
 class Reduction:
     """How a layer's linear part sums: each output adds `taps` products per input channel
     over `channels` input channels; `split(x, w, lo, hi)` restricts the laid-out operands
-    to input channels [lo, hi) (None: the sum cannot be split by channels).
-    `int8_products`: the sum may run on stored int8 integers with the input's zero point
-    corrected afterwards (its padding takes `pad_value`, the laid-out weights sum over
-    all but their last axis per output)."""
+    to input channels [lo, hi) (None: the sum cannot be split by channels)."""
 
     taps: int
     channels: int
     split: Callable[[jax.Array, jax.Array, int, int], tuple[jax.Array, jax.Array]] | None
-    int8_products: bool = True
 
 
 # --------------------------------------------------------------------------------------
@@ -398,12 +394,6 @@ def _magnitude(q: UniformQuantizedType, zero_point: bool = True) -> int:
     return int(max(np.abs(q.storage_min - zp).max(), np.abs(q.storage_max - zp).max()))
 
 
-def _on_last_axis(values: np.ndarray, q: UniformQuantizedType) -> np.ndarray:
-    """Per-channel `values` broadcasting along the last axis (laid-out weights keep their
-    output channels last); a 0-d array for per-tensor types."""
-    return values.reshape(-1) if q.is_per_axis else values.reshape(-1)[:1].reshape(())
-
-
 def _exact_accumulator(
     linear: Linear,
     reduction: Reduction,
@@ -417,29 +407,20 @@ def _exact_accumulator(
     """``linear(x - zp_x, w - zp_w)`` (the weights' zero point only where
     `weight_zero_point`) exactly, as int32, on the fastest exact path:
 
-    * int8 by int8 (weights without zero point, input with one per tensor, where the
-      reduction allows it: `Reduction.int8_products`): XLA's int8
-      products on the stored integers, the input padded with its zero point, minus
-      ``zp_x * sum(w)`` per output channel (`weight_sums`, or summed here);
+    * int8 by int8, where the lowering derived the weights' per-channel `weight_sums`
+      (`_weight_sums`) and the weights have no zero point to subtract: XLA's int8
+      products on the stored integers, the input padded with its zero point (`linear`'s
+      `pad_value`), minus ``zp_x * weight_sums``;
     * else in float32, exact because every partial sum stays below 2**24 (the bound
       comes from the types' ranges): split into chunks of input channels that each
       guarantee it where one sum would not, the chunks added in int32;
     * else (no split keeps the bound) in int32.
     """
-    if (
-        reduction.int8_products
-        and x.dtype == w.dtype == jnp.int8
-        and not qx.is_per_axis
-        and not (weight_zero_point and qw.zero_points.any())
-    ):
+    if weight_sums is not None and not (weight_zero_point and qw.zero_points.any()):
         zp = qx.zero_point
         acc = linear(x, w, jnp.int32, zp)
-        if zp:
-            if weight_sums is None:
-                weight_sums = jnp.sum(w.astype(jnp.int32), axis=tuple(range(w.ndim - 1)))
-            acc = acc - zp * weight_sums
-        return acc
-    w_zp = _on_last_axis(qw.zero_points.astype(np.float32), qw)
+        return acc - zp * weight_sums if zp else acc
+    w_zp = _channel_vector(qw.zero_points.astype(np.float32), qw)
     largest = _magnitude(qx) * _magnitude(qw, weight_zero_point)
     chunk = _FLOAT32_EXACT // max(1, largest * reduction.taps)
     if chunk >= reduction.channels or (chunk >= 1 and reduction.split is not None):
@@ -487,7 +468,7 @@ def _integer_layer(
             )
         w = args[1].astype(dtype)
         if weight_zero_point:
-            w = w - _on_last_axis(qw.zero_points, qw)
+            w = w - _channel_vector(qw.zero_points, qw)
         return linear(stored(args[0], qx), w, dtype)
 
     y = _rescaled(
@@ -525,7 +506,7 @@ def _onnx_integer_layer(
     bias = args[2] if op.bias is not None else None
     if qx.storage_dtype == np.int16:
         with x64():
-            w = args[1].astype(jnp.int64) - _on_last_axis(qw.zero_points, qw)
+            w = args[1].astype(jnp.int64) - _channel_vector(qw.zero_points, qw)
             acc = linear(stored(args[0], qx).astype(jnp.int64), w, jnp.int64)
             if bias is not None:
                 acc = acc + bias.astype(jnp.int64)
@@ -624,8 +605,9 @@ def _check_transpose_conv(op: conv.TransposeConv2DOp) -> list[tuple[str, tuple[i
 
 def _sums_int8_products(op: conv.BiasedLayer) -> bool:
     """Whether `_exact_accumulator` may sum the layer's int8 products on stored
-    integers: int8 input with one zero point, int8 weights, a reduction that allows it
-    (convolution, depthwise, fully connected)."""
+    integers: int8 input with one zero point, int8 weights, a layer whose padding can
+    take that zero point (convolution, depthwise, fully connected; not a transposed
+    convolution, whose input dilation inserts zeros)."""
     if not isinstance(op, conv.Conv2DOp | conv.DepthwiseConv2DOp | conv.FullyConnectedOp):
         return False
     x, w = element_of(op.input), element_of(op.filter)
@@ -762,7 +744,7 @@ def transpose_conv2d(
         return _convolve(x, w, acc, (1, 1), padding, p["dilations"],
                          input_dilation=p["strides"])  # fmt: skip
 
-    reduction = Reduction(kh * kw, cin, _channel_split, int8_products=False)
+    reduction = Reduction(kh * kw, cin, _channel_split)
     return _layer(op, args, ctx, linear, reduction)
 
 
@@ -818,8 +800,7 @@ def matmul(
         return [_matmul(lhs, rhs, widen(lhs).dtype).astype(args[0].dtype)]
     ql, qr = per_tensor(op.lhs, "its lhs"), per_tensor(op.rhs, "its rhs")
     qo = per_tensor(op.output, "its result")
-    # batched right-hand sides: no per-output weight sums over all but the last axis
-    reduction = Reduction(1, lhs.shape[-1], _k_split, int8_products=False)
+    reduction = Reduction(1, lhs.shape[-1], _k_split)
 
     def accumulate(dtype: jnp.dtype) -> jax.Array:
         if dtype == jnp.int32:

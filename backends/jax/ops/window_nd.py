@@ -208,7 +208,7 @@ def _reduction(op: window_nd.ConvNDOp | window_nd.TransposeConvNDOp) -> Reductio
     by input channels when ungrouped."""
     w = shape_of(op.filter)
     split = _k_split if op.props()["groups"] == 1 else None
-    return Reduction(math.prod(w[1:-1]), w[-1], split, int8_products=False)
+    return Reduction(math.prod(w[1:-1]), w[-1], split)
 
 
 @op_check(window_nd.ConvNDOp, window_nd.TransposeConvNDOp)
