@@ -4,7 +4,9 @@
 `D/model.synap`, `D/model_info.txt` and `D/cache/` with the vendor's flags;
 `synapc convert ... --print-pipeline` prints the pass pipeline it runs, which
 `synapc-opt -p` replays on the imported IR; `synapc benchmark --model D/model.synap`
-times it like TFLite's `benchmark_model`;
+times it like TFLite's `benchmark_model`; `synapc report D/model.synap` (or `convert
+--report`) writes `D/report.html`, the compiled graph, memory plan, per-layer estimated
+times and SQNR on one self-contained page;
 `synapc import MODEL -o OUT.mlir` writes a model's synap IR (with its weights as an MLIR
 resource section, or handles only with --no-weights) for `synapc-opt`; `synapc opt ...`
 is `synapc-opt ...`; `synapc image-to-raw IMAGE --type nv12 --out-dir D` and
@@ -72,6 +74,7 @@ def _convert(args: argparse.Namespace) -> int:
             or message.startswith("warning:")
             or message.startswith("converted")
             or message.startswith("calibration:")
+            or message.startswith("[")  # a step of the conversion (not on a terminal)
         ):
             print(
                 message, file=sys.stderr if message.startswith("warning:") else sys.stdout
@@ -86,7 +89,17 @@ def _convert(args: argparse.Namespace) -> int:
         preserve=args.preserve,
         log=log,
         progress=not args.silent,
+        report=args.report,
     )
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from synapc.report import write_report
+
+    written = write_report(args.package, args.output)
+    if not args.silent:
+        print(f"wrote {written}")
     return 0
 
 
@@ -176,6 +189,12 @@ def _main(argv: Sequence[str] | None) -> int:
         "--preserve", action="store_true", help="keep the IR after each stage"
     )
     conv.add_argument(
+        "--report",
+        action="store_true",
+        help="also write report.html: the compiled graph, memory plan, per-layer times "
+        "and SQNR on one self-contained page",
+    )
+    conv.add_argument(
         "--print-pipeline",
         action="store_true",
         help="print the pass pipeline the conversion runs (a synapc-opt -p spec) and "
@@ -184,6 +203,14 @@ def _main(argv: Sequence[str] | None) -> int:
     talk = conv.add_mutually_exclusive_group()
     talk.add_argument("--verbose", action="store_true", help="print every stage")
     talk.add_argument("--silent", action="store_true", help="print nothing but errors")
+    report = commands.add_parser(
+        "report", help="write the HTML report of a model.synap package"
+    )
+    report.add_argument("package", help="model.synap package (written by synapc convert)")
+    report.add_argument(
+        "-o", "--output", help="report file (default: report.html next to the package)"
+    )
+    report.add_argument("--silent", action="store_true", help="print nothing but errors")
     bench = commands.add_parser(
         "benchmark", help="time a model.synap package (like benchmark_model)"
     )
@@ -224,6 +251,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return _convert(args)
         if args.command == "benchmark":
             return _benchmark(args)
+        if args.command == "report":
+            return _report(args)
         if args.command == "image-to-raw":
             return image_files.to_raw(args)
         if args.command == "image-from-raw":

@@ -112,7 +112,7 @@ def test_layout(package: bytes) -> None:
             assert info.external_attr >> 16 == 0o100644
         bundle = json.loads(archive.read("bundle.json"))
         model = json.loads(archive.read("0/model.json"))
-    assert bundle["format"] == "synapc.model" and bundle["version"] == 1
+    assert bundle["format"] == "synapc.model" and bundle["version"] == 2
     assert bundle["graph"] == [
         {"model": "0/model.json", "inputs": [{"subgraph": -1, "out": 0}]},
         {"model": "1/model.json", "inputs": [{"subgraph": 0, "out": 0}]},
@@ -229,7 +229,8 @@ def test_unsafe_member_names(tmp_path: Path, package: bytes, name: str) -> None:
     ("change", "expected"),
     [
         (lambda b: b.update(format="other"), "no format 'synapc.model'"),
-        (lambda b: b.update(version=2), "version 2 is not supported"),
+        (lambda b: b.update(version=1), "version 1 is not supported"),
+        (lambda b: b.update(version=3), "version 3 is not supported"),
         (lambda b: b.pop("members"), "'members' is missing"),
         (
             lambda b: b["members"].update({"2/x": {"size": 1, "sha256": "0"}}),

@@ -3,7 +3,7 @@
 Layout (an uncompressed ZIP_STORED archive; every entry dated 1980-01-01 00:00:00, mode
 0o644, Unix creator; `bundle.json` first, then the other members in sorted order):
 
-- `bundle.json`: ``{"format": "synapc.model", "version": 1, "target", "source": {"model",
+- `bundle.json`: ``{"format": "synapc.model", "version": 2, "target", "source": {"model",
   "sha256", "synapc"}, "inputs": [tensor], "outputs": [tensor], "graph": [{"model":
   "0/model.json", "inputs": [{"subgraph": -1, "out": 0}, ...]}], "outputs_from":
   [{"subgraph": k, "out": j}], "metadata": {str: str}, "members": {name: {"size",
@@ -22,6 +22,9 @@ Layout (an uncompressed ZIP_STORED archive; every entry dated 1980-01-01 00:00:0
   offset. An entry may add ``"stored": "float16"``: a float32 weight whose values are
   all float16 values (a float16 program's), stored in half the bytes and widened on
   reading, bit for bit.
+- `description.json` (optional; `synapc convert` writes it): the compiled graph
+  described for people, layer by layer (`synapc.backends.package.description`), what
+  `synapc report` draws.
 - profiling builds: model.json also has ``"layers": [{"name", "type", "executable":
   "i/layers/k.stablehlo", "weights_file": "i/layers/k.weights.bin", "weights": [...],
   "operands": [{"layer": -1 | k, "out": j}]}]`` and ``"layer_outputs": [{"layer", "out"}]``
@@ -49,6 +52,7 @@ Importing this package needs neither xDSL nor the compiler: only numpy and the s
 from synapc.backends.package.reader import (
     Package,
     SubgraphModel,
+    package_from_bytes,
     read_package,
 )
 from synapc.backends.package.spec import (
@@ -73,5 +77,6 @@ __all__ = [
     "SubgraphModel",
     "TensorSpec",
     "build_package",
+    "package_from_bytes",
     "read_package",
 ]

@@ -23,7 +23,10 @@ parsed before its checksum is known to be right:
    the layout gives them and nothing listed that no subgraph uses, references to earlier
    subgraphs / layers only, weights inside their weights files without overlapping, and
    the tensors that connect subgraphs (and the model's inputs and outputs) agreeing in
-   shape and data type.
+   shape and data type;
+6. `description.json`, when present (`synapc.backends.package.description`): every
+   field, its references, and its layers agreeing with the subgraphs and their memory
+   plans.
 
 What the reader cannot check, the exported programs themselves, `synapc.Network` checks
 when it deserializes them (their signatures against model.json).
@@ -45,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from synapc.backends.package.description import DESCRIPTION, check_description
 from synapc.backends.package.spec import (
     DATA_TYPES,
     DELEGATES,
@@ -127,6 +131,7 @@ class Package:
         output_refs: list[tuple[int, int]],
         size: int,
         state: list[StateSpec] | None = None,
+        description: dict[str, Any] | None = None,
     ):
         self.path = path
         self.bundle = bundle
@@ -137,6 +142,8 @@ class Package:
         self.size = size
         #: the values a streaming model carries between runs (see `StateSpec`)
         self.state = state or []
+        #: the compiled graph described for people (`DESCRIPTION`), None when absent
+        self.description = description
 
     @property
     def target(self) -> str:
@@ -157,7 +164,13 @@ class Package:
 def read_package(path: str | os.PathLike[str]) -> Package:
     """Read and verify a `model.synap`; every problem is a one-line `PackageError`."""
     path = Path(path)
-    data = _read_file(path)
+    return package_from_bytes(_read_file(path), path)
+
+
+def package_from_bytes(data: bytes, path: str | os.PathLike[str]) -> Package:
+    """Verify the bytes `data` of a `model.synap` as `read_package` verifies a file
+    (a package still in memory); `path` names it in messages."""
+    path = Path(path)
     members = _zip_members(path, data)
     if BUNDLE not in members:
         raise PackageError(f"{path}: not a synapc package: no {BUNDLE}")
@@ -644,6 +657,8 @@ class _Reader:
                 source = f"output {out} of subgraph {k}"
                 _same(outputs[j], sources[k + 1][out], item_path("outputs", j), source)
             state = self._state(inputs, outputs)
+            member = DESCRIPTION
+            description = self._description(subgraphs, len(inputs), len(outputs))
         except FieldError as error:
             raise PackageError(f"{self.path}: {member}: {error}") from None
         unused = sorted(set(self.members) - self.used)
@@ -652,7 +667,36 @@ class _Reader:
                 f"{self.path}: member {quote(unused[0])} is listed but no subgraph uses it"
             )
         return Package(
-            self.path, self.bundle, subgraphs, inputs, outputs, output_refs, size, state
+            self.path,
+            self.bundle,
+            subgraphs,
+            inputs,
+            outputs,
+            output_refs,
+            size,
+            state,
+            description,
+        )
+
+    def _description(
+        self, subgraphs: list[SubgraphModel], inputs: int, outputs: int
+    ) -> dict[str, Any] | None:
+        """The checked `DESCRIPTION` member, None when the package has none."""
+        if DESCRIPTION not in self.members:
+            return None
+        self.used.add(DESCRIPTION)
+        plans = [
+            max((t.layer for t in s.memory_plan.tensors), default=-1)
+            if s.memory_plan is not None
+            else -1
+            for s in subgraphs
+        ]
+        return check_description(
+            load_json(self.members[DESCRIPTION]),
+            [s.delegate for s in subgraphs],
+            inputs,
+            outputs,
+            plans,
         )
 
     def _state(

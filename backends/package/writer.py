@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from synapc.backends.package.description import DESCRIPTION
 from synapc.backends.package.spec import (
     DATA_TYPES,
     DELEGATES,
@@ -26,7 +27,8 @@ from synapc.backends.package.spec import (
 )
 
 FORMAT = "synapc.model"
-VERSION = 1
+#: Version 2 added the optional `DESCRIPTION` member (`synapc report`).
+VERSION = 2
 BUNDLE = "bundle.json"
 #: The member holding the initial values of a streaming model's state.
 STATE = "state.bin"
@@ -159,12 +161,15 @@ def build_package(
     subgraphs: list[Subgraph],
     metadata: dict[str, str] | None = None,
     state: Sequence[StateSpec] = (),
+    description: dict[str, Any] | None = None,
 ) -> bytes:
     """The complete `model.synap` bytes; the same arguments give the same bytes.
 
     `source` is ``{"model": file name, "sha256": hex, "synapc": version}``;
     `output_refs[i]` is the ``(subgraph, output)`` that computes model output i;
-    `state` pairs model inputs and outputs a streaming model carries between runs.
+    `state` pairs model inputs and outputs a streaming model carries between runs;
+    `description` is the compiled graph described for people (the `DESCRIPTION` member,
+    see `synapc.backends.package.description`).
     Inconsistent arguments (a reference to nothing) raise `ValueError`.
     """
     if len(output_refs) != len(outputs):
@@ -186,6 +191,8 @@ def build_package(
         counts.append(len(subgraph.outputs))
     _check_refs(output_refs, counts, "model outputs")
     state_json = _state_json(state, inputs, outputs, members)
+    if description is not None:
+        members[DESCRIPTION] = dumps(description)
     bundle = {
         "format": FORMAT,
         "version": VERSION,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -25,12 +25,14 @@ from xdsl.passes import ModulePass
 from synapc.backends.package import StateSpec, build_package
 from synapc.backends.targets import get_target
 from synapc.convert import signature
+from synapc.convert.description import describe_layers
 from synapc.convert.executable import build_subgraphs, model_layers
 from synapc.convert.model_info import layer_names, model_info
 from synapc.convert.output import (
     INTERMEDIATE,
     MODEL_INFO,
     PACKAGE,
+    REPORT,
     State,
     cache_key,
     file_sha256,
@@ -44,6 +46,7 @@ from synapc.convert.pipeline import (
     placement_steps,
     run_pipeline,
 )
+from synapc.convert.progress import STEPS, StepProgress
 from synapc.errors import SynapcError
 from synapc.metafile import (
     Metafile,
@@ -89,12 +92,15 @@ def convert(
     preserve: bool = False,
     log: Callable[[str], None] | None = None,
     progress: bool = False,
+    report: bool = False,
 ) -> Conversion:
     """Convert the model file `model` for `target` (vendor aliases accepted) into
     `out_dir`, following the metafile `meta`; `profiling` also exports every layer on
     its own (for `synapc benchmark --profiling`), `preserve` writes the IR after each
-    stage to ``out_dir/intermediate``. Progress and warnings go to `log`; `progress`
-    shows calibration progress (a bar on a terminal, else lines through `log`).
+    stage to ``out_dir/intermediate``, `report` writes ``report.html`` (`synapc.report`).
+    Progress and warnings go to `log`; `progress` shows the steps (import, optimize,
+    calibrate, compile, export) and calibration's batches: bars on a terminal, else
+    lines through `log` (`synapc.convert.progress`).
     A metafile ``quantization`` section with a dataset quantizes the model (see
     `synapc.quantization.flow`) and writes ``quantization_info.txt`` too.
 
@@ -148,6 +154,7 @@ def convert(
         say,
         use_cache=not preserve,
         written=written,
+        derive=_report if report else None,
     )
     return Conversion(out, out / PACKAGE, out / MODEL_INFO, cached, timing[0])
 
@@ -161,11 +168,13 @@ def write_output(
     *,
     use_cache: bool = True,
     written: Callable[[bool], None] | None = None,
+    derive: Callable[[dict[str, bytes]], dict[str, bytes]] | None = None,
 ) -> bool:
     """Write a conversion's files into the output folder `out` with the protocol of
     `synapc.convert.output` (lock, conflict check against `before`, the cache of
     `fields`, all or nothing): the cached files when they are this conversion's (and
-    `use_cache`), else `make()`'s. `written(cached)` runs once they are in place, still
+    `use_cache`), else `make()`'s, with the files `derive` makes of them (not cached:
+    the report). `written(cached)` runs once they are in place, still
     under the lock. Whether the cache served them. A failure or Ctrl-C at any point
     removes what this conversion wrote, and the folder if it created it."""
     key = cache_key(**fields)
@@ -175,10 +184,19 @@ def write_output(
         if cached is not None:
             say("using the cached conversion")
         files = cached if cached is not None else make()
+        if derive is not None:
+            files = {**files, **derive(files)}
         output.write(key, fields, files)
         if written is not None:
             written(cached is not None)
     return cached is not None
+
+
+def _report(files: dict[str, bytes]) -> dict[str, bytes]:
+    """``report.html`` of a conversion's package."""
+    from synapc.report import report_html_of_bytes
+
+    return {REPORT: report_html_of_bytes(files[PACKAGE], PACKAGE).encode("utf-8")}
 
 
 def _metafile(meta: str | os.PathLike[str] | None, model: Path) -> Metafile:
@@ -200,8 +218,6 @@ def _convert(
     """The files of a fresh conversion, by relative name."""
     from synapc.mlir_io import write_module
 
-    where = str(metafile.path) if metafile.path is not None else "metafile"
-    spec = get_target(target)
     stages: dict[str, bytes] = {}
 
     def keep(stage: str, model_module: object) -> None:
@@ -211,6 +227,37 @@ def _convert(
             index = sum(name.endswith(".mlir") for name in stages)
             stages[f"{INTERMEDIATE}/{index:02d}_{stage}.mlir"] = text.getvalue().encode()
 
+    quantizing = metafile.quantization is not None and bool(metafile.quantization.dataset)
+    steps = StepProgress(
+        [s for s in STEPS if s != "calibrate" or quantizing], progress, say
+    )
+    try:
+        files = _converted_files(
+            path, target, metafile, fields, profiling, preserve, say, steps, keep, stages
+        )
+    except BaseException:
+        steps.close(done=False)
+        raise
+    steps.close()
+    return files
+
+
+def _converted_files(
+    path: Path,
+    target: str,
+    metafile: Metafile,
+    fields: dict[str, str],
+    profiling: bool,
+    preserve: bool,
+    say: Callable[[str], None],
+    steps: StepProgress,
+    keep: Callable[[str, object], None],
+    stages: dict[str, bytes],
+) -> dict[str, bytes]:
+    """`_convert`'s work, step by step."""
+    where = str(metafile.path) if metafile.path is not None else "metafile"
+    spec = get_target(target)
+    steps.start("import", path.name)
     tick = time.perf_counter()
     model, passes, placement = _imported(path, metafile, where, spec.name)
     say(f"imported {path.name} in {time.perf_counter() - tick:.1f} s")
@@ -219,6 +266,7 @@ def _convert(
         stages.update({f"{INTERMEDIATE}/{n}": data for n, data in model.artifacts.items()})
     source_names = layer_names(model.main)
     say(f"pipeline: {passes}")
+    steps.start("optimize")
 
     def between(
         previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
@@ -231,8 +279,8 @@ def _convert(
 
     tick = time.perf_counter()
     with metafile_errors(None if metafile.path is None else where):
-        optimized, report = _optimized(
-            model, passes, metafile, where, between, keep, say, progress
+        optimized, report, sqnr = _optimized(
+            model, passes, metafile, where, between, keep, say, steps
         )
         if placement:
             optimized = run_pipeline(optimized, placement)
@@ -247,6 +295,8 @@ def _convert(
         {"metafile": fields["metafile"]},
         profiling,
         say,
+        sqnr,
+        steps,
     )
     if report:
         title = f"synapc {fields['synapc']}: {path.name} quantized for {spec.name}"
@@ -262,14 +312,15 @@ def _optimized(
     between: Callable[[ModulePass | None, ModuleOp, ModulePass | None], None],
     keep: Callable[[str, object], None],
     say: Callable[[str], None],
-    progress: bool = False,
-) -> tuple[Model, dict[str, bytes]]:
+    steps: StepProgress | None = None,
+) -> tuple[Model, dict[str, bytes], dict[str, float] | None]:
     """The pipeline `passes` run on the imported `model`, calibrating and quantizing
-    when the metafile asks (`_quantized`: then with ``quantization_info.txt``)."""
+    when the metafile asks (`_quantized`: then with ``quantization_info.txt`` and the
+    SQNR of each layer)."""
     quantization = metafile.quantization
     if quantization is not None and quantization.dataset:
-        return _quantized(model, passes, metafile, where, between, keep, say, progress)
-    return run_pipeline(model, passes, between), {}
+        return _quantized(model, passes, metafile, where, between, keep, say, steps)
+    return run_pipeline(model, passes, between), {}, None
 
 
 def _quantized(
@@ -280,10 +331,11 @@ def _quantized(
     between: Callable[[ModulePass | None, ModuleOp, ModulePass | None], None],
     keep: Callable[[str, object], None],
     say: Callable[[str], None],
-    progress: bool,
-) -> tuple[Model, dict[str, bytes]]:
+    steps: StepProgress | None,
+) -> tuple[Model, dict[str, bytes], dict[str, float]]:
     """The pipeline `passes` with calibration between its first ``optimize`` and its
-    ``quantize`` step (calibration is not a pass), and ``quantization_info.txt``."""
+    ``quantize`` step (calibration is not a pass), ``quantization_info.txt`` and the
+    SQNR of each layer (by layer key)."""
     from synapc.convert.pipeline import settings
     from synapc.quantization.dataset import Dataset, input_feeds
     from synapc.quantization.flow import (
@@ -308,7 +360,10 @@ def _quantized(
         quantization.dataset, input_feeds(optimized), field=f"{where}: quantization.dataset"
     )
     histograms = chosen.algorithm in HISTOGRAM_ALGORITHMS
-    bar = Progress(data.batch_count * (3 if histograms else 2), progress, say)
+    show = steps is not None and steps.show
+    if steps is not None:
+        steps.start("calibrate", f"{data.batch_count} batches")
+    bar = Progress(data.batch_count * (3 if histograms else 2), show, say)
     tick = time.perf_counter()
     try:
         # mixed precision and bias correction quantize trial mixes: only the final
@@ -329,7 +384,7 @@ def _quantized(
         bar.close()
     say(f"quantized in {time.perf_counter() - tick:.1f} s")
     info = quantization_info(annotated, quantized, chosen, sqnr, raised=result.raised)
-    return quantized, {QUANTIZATION_INFO: info.encode()}
+    return quantized, {QUANTIZATION_INFO: info.encode()}, sqnr
 
 
 def _after(
@@ -359,22 +414,30 @@ def package_files(
     metadata: dict[str, str],
     profiling: bool = False,
     say: Callable[[str], None] | None = None,
+    sqnr: Mapping[str, float] | None = None,
+    steps: StepProgress | None = None,
 ) -> dict[str, bytes]:
     """`PACKAGE` and `MODEL_INFO` of the converted model `optimized` (after the
     pipeline) for `target`: compiled, exported and described; `source` names the model
     (file), `fields` are the conversion's cache fields (its "model" hash and "synapc"
     version go into the package), `metadata` is added to the package's (with the
-    preprocessing description of `insert-preprocess`)."""
+    preprocessing description of `insert-preprocess`); `sqnr` is a quantized model's
+    per-layer SQNR, for the package's description (`describe_layers`); `steps` shows
+    the compile and export steps."""
     say = say or (lambda message: None)
     spec = get_target(target)
     inputs = signature.input_specs(optimized)
     outputs = signature.output_specs(optimized)
 
     tick = time.perf_counter()
+    if steps is not None:
+        steps.start("compile")
     subgraphs, output_refs = build_subgraphs(
-        optimized, spec, inputs, outputs, profiling, say
+        optimized, spec, inputs, outputs, profiling, say if steps is None else steps.detail
     )
-    say(f"compiled and exported in {time.perf_counter() - tick:.1f} s")
+    say(f"compiled in {time.perf_counter() - tick:.1f} s")
+    if steps is not None:
+        steps.start("export")
     package = build_package(
         target=spec.name,
         source={"model": source, "sha256": fields["model"], "synapc": fields["synapc"]},
@@ -384,6 +447,7 @@ def package_files(
         subgraphs=subgraphs,
         metadata={**metadata, **package_metadata(optimized.main)},
         state=[StateSpec(s.name, s.input, s.output, s.initial) for s in optimized.state],
+        description=describe_layers(optimized.main, spec, sqnr),
     )
     info = model_info(
         title=f"synapc {fields['synapc']}: {source} converted for {spec.name}\n"

@@ -174,6 +174,8 @@ def build_subgraphs(
     for k, call in enumerate(calls):
         callee = callee_of(model.main, call)
         delegate = callee.attributes[DELEGATE].data  # type: ignore[attr-defined]
+        if progress is not None:
+            progress(f"subgraph {k + 1}/{len(calls)} ({delegate})")
         executable, weights, layers, layer_outputs = _exported(
             model, callee, target, profiling, progress
         )
@@ -266,7 +268,7 @@ def _profiled_layers(
         executable, weights = export_program(function, params, _avals(arg_types))  # type: ignore[arg-type]
         layers.append(
             ProfiledLayer(
-                name=_layer_name(op, k),
+                name=layer_name(op, k),
                 type=op.name,
                 executable=executable,
                 weights=weights,
@@ -280,7 +282,9 @@ def _profiled_layers(
     return layers, [where[v] for v in ret.operands]
 
 
-def _layer_name(op: Operation, index: int) -> str:
+def layer_name(op: Operation, index: int) -> str:
+    """The name a package gives layer `index`: its source layer name, else its op kind
+    and index (``conv2d_3``)."""
     name = op.attributes.get("layer_name")
     return name.data if name is not None else f"{op.name.split('.')[-1]}_{index}"  # type: ignore[attr-defined]
 

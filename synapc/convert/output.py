@@ -76,6 +76,11 @@ _CACHED = (PACKAGE, MODEL_INFO)
 #: writes none removes an earlier conversion's, so it is never left stale).
 _OPTIONAL = (QUANTIZATION_INFO,)
 _MEMBERS = (*_CACHED, *_OPTIONAL)
+#: Written with ``--report`` (`synapc.report`); derived from the package, never cached,
+#: and removed by a conversion that does not write it (so none is left stale).
+REPORT = "report.html"
+#: Every file a conversion writes at the top of its output folder.
+_OUTPUTS = (*_MEMBERS, REPORT)
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 #: Temporaries of older synapc versions: ``.NAME.tmp-PID`` and the write probe.
 _LEGACY = re.compile(r"^\.(?:(?P<name>.+)\.tmp|synapc-write-test)-(?P<pid>[0-9]+)$")
@@ -167,13 +172,13 @@ class Output:
         if completed is not None:
             self._say(f"warning: {completed}")
         self.folder.remove_stale(
-            "", lambda name: name in (*_MEMBERS, JOURNAL), _legacy({*_MEMBERS, None})
+            "", lambda name: name in (*_OUTPUTS, JOURNAL), _legacy({*_OUTPUTS, None})
         )
         self.folder.remove_stale(
             CACHE, lambda name: name in (*_MEMBERS, _KEY), _legacy({*_MEMBERS, _KEY})
         )
         self.folder.remove_stale(INTERMEDIATE, lambda name: True, _legacy(None))
-        for relative in (*_MEMBERS, *(f"{CACHE}/{n}" for n in (*_MEMBERS, _KEY))):
+        for relative in (*_OUTPUTS, *(f"{CACHE}/{n}" for n in (*_MEMBERS, _KEY))):
             self.folder.check_replaceable(relative)
 
     # -- concurrent conversions -------------------------------------------------------
@@ -287,10 +292,11 @@ class Output:
 
     def write(self, key: str, fields: dict[str, str], files: dict[str, bytes]) -> None:
         """Write a conversion's `files` (relative names; `PACKAGE` and `MODEL_INFO`
-        among them, `QUANTIZATION_INFO` when quantized) and its cache entry, all or
-        nothing: the cache first, then the intermediate files, the model info and the
-        package. An optional member the conversion did not write is removed (from the
-        folder and the cache) once the rest is in place, so none is left stale."""
+        among them, `QUANTIZATION_INFO` when quantized, `REPORT` when asked for) and
+        its cache entry, all or nothing: the cache first, then the intermediate files,
+        the report, the model info and the package. An optional file the conversion did
+        not write is removed (from the folder and the cache) once the rest is in place,
+        so none is left stale."""
         cached = {name: files[name] for name in _MEMBERS if name in files}
         record = {
             "key": key,
@@ -306,6 +312,8 @@ class Output:
             if name not in files:
                 self.folder.remove(f"{CACHE}/{name}")
                 self.folder.remove(name)
+        if REPORT not in files:
+            self.folder.remove(REPORT)
 
 
 def _legacy(names: set[str | None] | None) -> Callable[[str], int | None]:
