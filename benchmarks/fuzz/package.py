@@ -1,7 +1,8 @@
 """Fuzzer of `model.synap` packages: real packages mutated through their structure (zip,
 bundle.json, model.json, members), run through what synapc does with a package:
-`synapc.Network(path)`, assign every input, `predict()` once (and `profile()` for a
-profiling build, as `synapc benchmark --profiling` does).
+`synapc report`'s page (`synapc.report.report_html`: the reader, description.json and
+the Graphviz layout), `synapc.Network(path)`, assign every input, `predict()` once (and
+`profile()` for a profiling build, as `synapc benchmark --profiling` does).
 
 The seeds are examples/tiny_classifier.onnx converted for VS680, once plain, once with
 --profiling (per-layer programs) and once split into subgraphs by a delegate map,
@@ -10,7 +11,7 @@ for the process.
 
 Mutations, most of them with bundle.json's checksums recomputed so that the mutated part
 is what gets checked (and some without):
-- JSON fields of bundle.json and every model.json: values of the wrong type, huge, negative
+- JSON fields of bundle.json, every model.json and description.json: values of the wrong type, huge, negative
   and interesting integers, non-finite numbers, deep nesting, long strings, missing and
   extra keys, list items removed or duplicated, references to other subgraphs / layers /
   members, all reached through the document's structure;
@@ -48,6 +49,8 @@ import numpy as np
 
 from benchmarks.fuzz.harness import Case
 from benchmarks.fuzz.mutate import INTERESTING_INTS, mutate_bytes
+from synapc.errors import SynapcError
+from synapc.report import report_html
 from synapc.runtime import Network  # imported (not started) once, before the forks
 from synapc.runtime.program_check import TIMEOUT_SECONDS
 
@@ -472,8 +475,8 @@ def cases(seed: int, count: int) -> Iterator[Case]:
 
 
 def check(path: Path) -> None:
-    """What synapc does with a package: load it, assign every input, predict once, and
-    time the layers of a profiling build. JAX's compilation cache and the cache of
+    """What synapc does with a package: draw its report, load it, assign every input,
+    predict once, and time the layers of a profiling build. JAX's compilation cache and the cache of
     checked programs go to folders of their own (fuzzed programs must not fill the
     user's)."""
     scratch = Path(tempfile.gettempdir())
@@ -481,6 +484,8 @@ def check(path: Path) -> None:
     os.environ.setdefault(
         "SYNAPC_PROGRAM_CACHE_DIR", str(scratch / "synapc-fuzz-program-cache")
     )
+    with contextlib.suppress(SynapcError):  # refused by the report: the runtime may differ
+        report_html(path)
     network = Network(path)
     for tensor in network.inputs:
         tensor.assign(
