@@ -46,7 +46,7 @@
     }
     let h = '<div class="cards">' + cards.map(([k, v]) => `<div class="card"><span class="muted">${esc(k)}</span><b>${esc(v)}</b></div>`).join("") + "</div>";
     h += `<p class="muted">Source: ${esc(S.source.model || "?")} (sha256 ${esc((S.source.sha256 || "").slice(0, 16))}\u2026), converted by synapc ${esc(S.source.synapc || "?")}; package ${esc(S.package)}, ${bytes(S.package_bytes)}.</p>`;
-    const port = (p) => `<tr><td>${esc(p.name)}</td><td>${esc(p.shape.join("x"))}</td><td>${esc(p.type)}</td><td>${esc(p.layout)}</td><td>${esc(p.format || "-")}</td><td>${p.means ? esc(p.means.join(", ")) : "-"}</td><td>${p.scale === null ? "-" : esc(p.scale)}</td></tr>`;
+    const port = (p) => `<tr><td>${esc(p.name)}</td><td>${esc(p.shape.join("x") || "scalar")}</td><td>${esc(p.type)}</td><td>${esc(p.layout)}</td><td>${esc(p.format || "-")}</td><td>${p.means ? esc(p.means.join(", ")) : "-"}</td><td>${p.scale === null ? "-" : esc(p.scale)}</td></tr>`;
     const head = "<tr><th>name</th><th>shape</th><th>type</th><th>layout</th><th>format</th><th>means</th><th>scale</th></tr>";
     h += `<h3>Inputs</h3><table>${head}${S.inputs.map(port).join("")}</table>`;
     h += `<h3>Outputs</h3><table>${head}${S.outputs.map(port).join("")}</table>`;
