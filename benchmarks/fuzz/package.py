@@ -11,10 +11,11 @@ for the process.
 
 Mutations, most of them with bundle.json's checksums recomputed so that the mutated part
 is what gets checked (and some without):
-- JSON fields of bundle.json, every model.json and description.json: values of the wrong type, huge, negative
-  and interesting integers, non-finite numbers, deep nesting, long strings, missing and
-  extra keys, list items removed or duplicated, references to other subgraphs / layers /
-  members, all reached through the document's structure;
+- JSON fields of bundle.json, every model.json and description.json: values of the
+  wrong type, huge, negative and interesting integers, non-finite numbers, deep
+  nesting, long strings, missing and extra keys, list items removed or duplicated,
+  references to other subgraphs / layers / members, all reached through the document's
+  structure;
 - JSON text: byte edits, duplicate keys, NaN / Infinity, a 100,000-deep array;
 - members: added (``../x``, absolute, backslash, drive letter, duplicate, unlisted,
   control characters), removed, renamed, swapped;
@@ -476,9 +477,9 @@ def cases(seed: int, count: int) -> Iterator[Case]:
 
 def check(path: Path) -> None:
     """What synapc does with a package: draw its report, load it, assign every input,
-    predict once, and time the layers of a profiling build. JAX's compilation cache and the cache of
-    checked programs go to folders of their own (fuzzed programs must not fill the
-    user's)."""
+    predict once, and time the layers of a profiling build. JAX's compilation cache and
+    the cache of checked programs go to folders of their own (fuzzed programs must not
+    fill the user's)."""
     scratch = Path(tempfile.gettempdir())
     os.environ.setdefault("SYNAPC_JAX_CACHE_DIR", str(scratch / "synapc-fuzz-jax-cache"))
     os.environ.setdefault(
