@@ -228,21 +228,15 @@ def _convert(
             stages[f"{INTERMEDIATE}/{index:02d}_{stage}.mlir"] = text.getvalue().encode()
 
     quantizing = metafile.quantization is not None and bool(metafile.quantization.dataset)
-    steps = StepProgress(
+    with StepProgress(
         [s for s in STEPS if s != "calibrate" or quantizing], progress, say
-    )
-    try:
-        files = _converted_files(
+    ) as steps:
+        return _steps(
             path, target, metafile, fields, profiling, preserve, say, steps, keep, stages
         )
-    except BaseException:
-        steps.close(done=False)
-        raise
-    steps.close()
-    return files
 
 
-def _converted_files(
+def _steps(
     path: Path,
     target: str,
     metafile: Metafile,
@@ -254,7 +248,8 @@ def _converted_files(
     keep: Callable[[str, object], None],
     stages: dict[str, bytes],
 ) -> dict[str, bytes]:
-    """`_convert`'s work, step by step."""
+    """`_convert`'s work, step by step: the files of the conversion (with the
+    intermediate `stages` that `keep` collects)."""
     where = str(metafile.path) if metafile.path is not None else "metafile"
     spec = get_target(target)
     steps.start("import", path.name)

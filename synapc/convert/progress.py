@@ -15,7 +15,8 @@ STEPS = ("import", "optimize", "calibrate", "compile", "export")
 
 class StepProgress:
     """Which step a conversion is in: `start` each step, `detail` within one (a
-    subgraph being compiled), `close` at the end. `show` false: silent."""
+    subgraph being compiled); as a context manager, the bar completes when the block
+    ends normally and stays where it stopped when it raises. `show` false: silent."""
 
     def __init__(
         self, steps: Sequence[str], show: bool, say: Callable[[str], None]
@@ -58,6 +59,12 @@ class StepProgress:
 
     def _number(self, step: str) -> str:
         return f"[{self.steps.index(step) + 1}/{len(self.steps)}]"
+
+    def __enter__(self) -> StepProgress:
+        return self
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        self.close(done=kind is None)
 
     def close(self, done: bool = True) -> None:
         """The end: the bar completes when `done`, and stays where it stopped when the
