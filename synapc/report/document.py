@@ -95,17 +95,24 @@ def report_document(package: Package) -> dict[str, Any]:
             port["x"], port["y"] = placed.nodes[f"{prefix}{k}"]
     for info, (path, middle) in zip(edge_info, placed.paths, strict=True):
         info["path"], info["mid"] = path, middle
-    first = [0] * len(package.subgraphs)
-    for index in range(len(layers) - 1, -1, -1):
-        first[layers[index]["subgraph"]] = index
+    first: dict[int, int] = {}  # subgraph -> its first layer's index
+    for index, layer in enumerate(layers):
+        first.setdefault(layer["subgraph"], index)
     plans = [
         {
             "subgraph": k,
             "delegate": s.delegate,
-            "first_layer": first[k],
             "figures": s.memory_plan.figures,
             "tensors": [
-                [t.layer + first[k], t.out, t.memory, t.offset, t.size, t.first, t.last]
+                [
+                    t.layer + first.get(k, 0),
+                    t.out,
+                    t.memory,
+                    t.offset,
+                    t.size,
+                    t.first,
+                    t.last,
+                ]
                 for t in s.memory_plan.tensors
             ],
         }
