@@ -303,6 +303,24 @@ def host_report(models: dict[str, object]) -> None:
               f"int8 kernels {int8:.2g}x its float ones")  # fmt: skip
 
 
+def npu_features(models: dict[str, object], soc: str) -> dict[str, np.ndarray]:
+    """`features` of every fitted and batch calibration model, planned for `soc`."""
+    return {n: features(planned(models[n], soc), soc) for n in (*MODELS, *BATCH_MODELS)}
+
+
+def leave_one_out(
+    feats: dict[str, np.ndarray], times: dict[str, float]
+) -> list[tuple[str, float, float]]:
+    """(model, published ms, ms predicted by the constants fitted on the other models)
+    for every fitted model (`MODELS`)."""
+    rows = []
+    for left_out in MODELS:
+        constants = fit({n: feats[n] for n in MODELS if n != left_out}, times)
+        guess = float(predicted_ms(feats[left_out], constants[None])[0])
+        rows.append((left_out, times[left_out], guess))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     """Build, fit per SoC, print the leave-one-model-out table and the constants."""
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
@@ -312,17 +330,13 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|---|")
     fitted = {}
     for soc in SOCS:
-        feats = {
-            n: features(planned(models[n], soc), soc) for n in (*MODELS, *BATCH_MODELS)
-        }
+        feats = npu_features(models, soc)
         times = {n: published[(soc, n)] for n in (*MODELS, *BATCH_MODELS)}
         errors = []
-        for left_out in MODELS:
-            constants = fit({n: feats[n] for n in MODELS if n != left_out}, times)
-            guess = float(predicted_ms(feats[left_out], constants[None])[0])
-            errors.append(abs(guess - times[left_out]) / times[left_out])
+        for left_out, ms, guess in leave_one_out(feats, times):
+            errors.append(abs(guess - ms) / ms)
             print(
-                f"| {soc} | {left_out} | {times[left_out]:.2f} | {guess:.2f} | "
+                f"| {soc} | {left_out} | {ms:.2f} | {guess:.2f} | "
                 f"{100 * errors[-1]:.0f} % |"
             )
         print(f"| {soc} | median absolute percentage error | | | "

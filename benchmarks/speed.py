@@ -146,8 +146,8 @@ def _onnx_feeds(name: str, model: synapc.Model, inputs: list[np.ndarray]) -> dic
     return {info.name: x for info, x in zip(model.inputs, inputs, strict=True)}
 
 
-def float_rows(name: str) -> list[Row]:
-    """`name` float on GENERIC and VS680 against its framework's runtime."""
+def float_rows(name: str, targets: Sequence[str] = ("GENERIC", "VS680")) -> list[Row]:
+    """`name` float on each of `targets` against its framework's runtime."""
     path = model_path(name)
     model, inputs = load_real_model(name)
     tflite = path.suffix == ".tflite"
@@ -160,7 +160,7 @@ def float_rows(name: str) -> list[Row]:
         reference = "ONNX Runtime"
     return [
         Row(name, f"float {target}", reference, synapc_call(model, target, inputs), other)
-        for target in ("GENERIC", "VS680")
+        for target in targets
     ]
 
 
@@ -287,6 +287,24 @@ def _metafile(model: synapc.Model, folder: Path) -> Path:
     return path
 
 
+def real_model_metafile(name: str, folder: Path) -> Path | None:
+    """A metafile in `folder` giving real model `name` the input shapes the tests give
+    it (the models with dynamic dimensions), or None when its file's shapes serve."""
+    if name in TFLITE_DYNAMIC_MODELS or name in ONNX_MODELS or name in ONNX_SIGNAL_MODELS:
+        return _metafile(load_real_model(name)[0], folder)
+    return None
+
+
+def first_answer(package: Path, cache: Path) -> dict[str, float]:
+    """A new process's first answer from `package` with the JAX cache in `cache`
+    (seconds): ``import`` (numpy, synapc, jax), ``load`` (`synapc.Network`) and
+    ``first`` (load + first `predict` on zeros)."""
+    env = dict(os.environ, SYNAPC_JAX_CACHE_DIR=str(cache))
+    done = subprocess.run([sys.executable, "-c", CHILD, str(package)], env=env,
+                          check=True, capture_output=True, text=True)  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def first_inference(name: str, folder: Path, path: Path | None = None) -> list[str]:
     """Convert `name` (a real model, or the file `path`) for VS680 and time a new
     process's first answer, cold and warm."""
@@ -295,21 +313,10 @@ def first_inference(name: str, folder: Path, path: Path | None = None) -> list[s
     meta = None
     if path is None:
         path = model_path(name)
-        if (
-            name in TFLITE_DYNAMIC_MODELS
-            or name in ONNX_MODELS
-            or name in ONNX_SIGNAL_MODELS
-        ):
-            meta = _metafile(load_real_model(name)[0], work)
+        meta = real_model_metafile(name, work)
     package = synapc.convert(path, "VS680", work / "out", meta).package
     cache = work / "cache"
-    runs = []
-    for _ in range(2):
-        env = dict(os.environ, SYNAPC_JAX_CACHE_DIR=str(cache))
-        done = subprocess.run([sys.executable, "-c", CHILD, str(package)], env=env,
-                              check=True, capture_output=True, text=True)  # fmt: skip
-        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    cold, warm = runs
+    cold, warm = (first_answer(package, cache) for _ in range(2))
     return [name, f"{package.stat().st_size / 1e6:.1f}", f"{cold['import'] * 1e3:.0f}",
             f"{cold['load'] * 1e3:.0f}", f"{cold['first'] * 1e3:.0f}",
             f"{warm['first'] * 1e3:.0f}"]  # fmt: skip
