@@ -144,13 +144,20 @@ def convert(
         timing.append(time.perf_counter() - start)
         say(f"converted {path.name} for {spec.name} in {timing[0]:.1f} s: {out / PACKAGE}")
 
+    quantizing = quantization is not None and bool(quantization.dataset)
+    steps = [s for s in STEPS if s != "calibrate" or quantizing]
+
+    def make() -> dict[str, bytes]:
+        with StepProgress(steps, progress, say) as shown:
+            return _convert(
+                path, spec.name, metafile, fields, profiling, preserve, say, shown
+            )
+
     cached = write_output(
         out,
         before,
         fields,
-        lambda: _convert(
-            path, spec.name, metafile, fields, profiling, preserve, say, progress
-        ),
+        make,
         say,
         use_cache=not preserve,
         written=written,
@@ -213,9 +220,9 @@ def _convert(
     profiling: bool,
     preserve: bool,
     say: Callable[[str], None],
-    progress: bool = False,
+    steps: StepProgress,
 ) -> dict[str, bytes]:
-    """The files of a fresh conversion, by relative name."""
+    """The files of a fresh conversion, by relative name; each step shown on `steps`."""
     from synapc.mlir_io import write_module
 
     stages: dict[str, bytes] = {}
@@ -227,29 +234,6 @@ def _convert(
             index = sum(name.endswith(".mlir") for name in stages)
             stages[f"{INTERMEDIATE}/{index:02d}_{stage}.mlir"] = text.getvalue().encode()
 
-    quantizing = metafile.quantization is not None and bool(metafile.quantization.dataset)
-    with StepProgress(
-        [s for s in STEPS if s != "calibrate" or quantizing], progress, say
-    ) as steps:
-        return _steps(
-            path, target, metafile, fields, profiling, preserve, say, steps, keep, stages
-        )
-
-
-def _steps(
-    path: Path,
-    target: str,
-    metafile: Metafile,
-    fields: dict[str, str],
-    profiling: bool,
-    preserve: bool,
-    say: Callable[[str], None],
-    steps: StepProgress,
-    keep: Callable[[str, object], None],
-    stages: dict[str, bytes],
-) -> dict[str, bytes]:
-    """`_convert`'s work, step by step: the files of the conversion (with the
-    intermediate `stages` that `keep` collects)."""
     where = str(metafile.path) if metafile.path is not None else "metafile"
     spec = get_target(target)
     steps.start("import", path.name)
