@@ -17,11 +17,16 @@ Per model:
    pass) against the arena LiteRT really allocates (`tflite_arena`: the address extent
    of its activation tensors after ``allocate_tensors``, reference resolver without
    XNNPACK); ONNX models: n/a;
-5. post-training quantization on the models `benchmarks/ptq.py` knows
-   (`benchmarks.ptq.run_model`): synapc int8 per-channel min/max against onnxruntime's
-   `quantize_static` MinMax per-channel QDQ int8, calibrated on the same crops of real
+5. post-training quantization of every model: synapc int8 per-channel min/max against
+   onnxruntime's `quantize_static` MinMax per-channel QDQ int8 (`.onnx` models; TFLite
+   models are synapc only), SQNR of each output against the float model and PTQ time
+   as `benchmarks/ptq.py` defines them. The models `benchmarks/ptq.py` knows
+   (`benchmarks.ptq.run_model`) are calibrated and evaluated on disjoint crops of real
    photos (``--photos``, `benchmarks/get_photos.py`; synthetic images when there are
-   none, which the report says);
+   none, which the report says); the others on synthetic inputs of their own kind
+   (`synthetic_quantization`: `load_real_model`'s inputs for 16 calibration and 16
+   other evaluation seeds). The table's data column says which; a model a tool cannot
+   quantize (or whose quantized model its runtime refuses) has ``error: ...`` there;
 6. the NPU cost model: its estimated VS680 time of each real model (the conversion's
    ``model_info.txt``) and its leave-one-model-out error on the models with published
    VS680 times (`benchmarks.cost_model`; the real models have none).
@@ -33,7 +38,8 @@ A column that fails for a model says ``error: ...`` in its cell; the run goes on
 
 Prints the Markdown report and writes it to --out (default ``compare.md``) and the
 chart of the speed ratios (SVG, log scale) to --chart (default: --out's name, ``.svg``).
-``--quick`` is a smoke run (one round of few calls, a few PTQ crops, no cost-model fit).
+``--quick`` is a smoke run (one round of few calls, a few PTQ crops and seeds, no
+cost-model fit).
 """
 
 from __future__ import annotations
@@ -56,9 +62,12 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
+import synapc
 from benchmarks import cost_model, memory_plan, ptq, speed
 from benchmarks.get_photos import PHOTOS, find_photo
+from synapc.model import Model
 from synapc.testing.models import TFLITE_DYNAMIC_MODELS, model_path
+from synapc.testing.onnx_quantization import fixed_shapes_model
 from synapc.testing.real_models import REAL_MODELS, load_real_model
 
 #: A new process converting a model for VS680: argv = model, output folder, metafile
@@ -121,6 +130,16 @@ PROBE_CHILD = (
 #: channel, int8 activations per tensor, ranges from the calibration minimum / maximum.
 SYNAPC_PTQ = ("int8", "perchannel_symmetric_affine", "standard", ptq.SCHEMES["int8-pc"][2])
 ORT_PTQ = ("MinMax", True)
+#: Calibration and evaluation samples of a model benchmarks/ptq.py does not know: inputs
+#: of `load_real_model` for as many seeds each (`synthetic_plan`).
+SYNTHETIC_SAMPLES = 16
+#: The PTQ table's data column: real photos (benchmarks/ptq.py's models), synthetic
+#: stand-ins for them (no photos found), `load_real_model`'s seeded inputs (the others).
+PHOTOS_DATA, SYNTHETIC_PHOTOS_DATA = "photos", "synthetic images (no photos found)"
+SYNTHETIC_DATA = "synthetic (load_real_model seeds)"
+#: A float output whose root mean square on the evaluation inputs is below this is
+#: noted as ~0 there (its SQNR then weighs a few values against almost no signal).
+NEAR_ZERO = 1e-3
 
 #: TFLite builtin operator codes whose output TFLite computes once, at prepare, into
 #: memory outside its activation arena: DEQUANTIZE / DENSIFY of weights (float16 and
@@ -170,6 +189,7 @@ class ModelResult:
     estimate_ms: float | str = "not run"
     memory: dict[str, float | str] = field(default_factory=dict)
     ptq: list[ptq.Row] | str = "not run"
+    ptq_data: str = "-"
 
     @property
     def steady_ratio(self) -> float | None:
@@ -517,26 +537,29 @@ def synthetic_photos(folder: Path) -> None:
         Image.fromarray(noisy).save(folder / name, format="PNG")
 
 
-def calibration_photos(given: Path, folder: Path) -> tuple[Path, str]:
-    """The photo folder PTQ calibrates and evaluates on, and a sentence saying where
-    its photos came from: `given` (get_photos.py's folder) if it holds them all, else
+def calibration_photos(given: Path, folder: Path) -> tuple[Path, str, str]:
+    """The photo folder PTQ calibrates and evaluates on, a sentence saying where its
+    photos came from and their kind for the PTQ table's data column (`PHOTOS_DATA`,
+    `SYNTHETIC_PHOTOS_DATA`): `given` (get_photos.py's folder) if it holds them all, else
     those of the installed scikit-image (`get_photos.find_photo`) copied into `folder`,
     else synthetic images (`synthetic_photos`) written there."""
     missing = [n for n in PHOTOS if not (given / n).is_file()]
     if not missing:
-        return given, f"real photos from {given} (scikit-image sample data)"
+        return given, f"real photos from {given} (scikit-image sample data)", PHOTOS_DATA
     print(f"--photos {given} lacks {', '.join(missing)}", file=sys.stderr)
     found = {name: find_photo(name, None) for name in PHOTOS}
     if all(data is not None for data in found.values()):
         for name, data in found.items():
             (folder / name).write_bytes(data)  # type: ignore[arg-type]
-        return folder, "real photos from the installed scikit-image's sample data"
+        source = "real photos from the installed scikit-image's sample data"
+        return folder, source, PHOTOS_DATA
     synthetic_photos(folder)
-    return folder, (
+    source = (
         "**SYNTHETIC** images (seeded smooth random colour fields with noise): no photos "
         "were found (give --photos DIR, see benchmarks/get_photos.py), so these SQNR "
         "figures do not describe real inputs"
     )
+    return folder, source, SYNTHETIC_PHOTOS_DATA
 
 
 def ptq_plan(quick: bool) -> ptq.Plan:
@@ -549,25 +572,269 @@ def ptq_plan(quick: bool) -> ptq.Plan:
                     nncf=False, mixed_precision=False)  # fmt: skip
 
 
-def quantization(result: ModelResult, plan: ptq.Plan, photos: Path, folder: Path) -> None:
-    """`ptq.run_model` with `plan` on `result`'s model if benchmarks/ptq.py knows it."""
-    if result.name not in ptq.MODELS:
-        result.ptq = "n/a (not a benchmarks/ptq.py model)"
+@dataclass(frozen=True)
+class SyntheticPlan:
+    """The `load_real_model` seeds a model benchmarks/ptq.py does not know is
+    calibrated on and evaluated on (disjoint sets)."""
+
+    calibration: tuple[int, ...]
+    evaluation: tuple[int, ...]
+
+
+def synthetic_plan(quick: bool) -> SyntheticPlan:
+    """`SYNTHETIC_SAMPLES` calibration seeds from 1000 and as many evaluation seeds from
+    2000 (4 and 4 with `quick`): disjoint, and neither is the tests' seed 0."""
+    count = 4 if quick else SYNTHETIC_SAMPLES
+    return SyntheticPlan(tuple(range(1000, 1000 + count)), tuple(range(2000, 2000 + count)))
+
+
+def synthetic_samples(
+    name: str, seeds: Sequence[int]
+) -> tuple[Model, list[list[np.ndarray]]]:
+    """Real model `name` as `load_real_model` imports it and its inputs (in model
+    order) for every seed of `seeds`."""
+    model, first = load_real_model(name, seeds[0])
+    return model, [first, *(load_real_model(name, seed)[1] for seed in seeds[1:])]
+
+
+def save_samples(samples: Sequence[Sequence[np.ndarray]], folder: Path) -> list[str]:
+    """`samples` as ``.npy`` files, one folder per input (``input0/000.npy``, ...):
+    the dataset `synapc.quantize` takes, one glob per input (sample k: the k-th file
+    of each)."""
+    globs = []
+    for i in range(len(samples[0])):
+        where = folder / f"input{i}"
+        where.mkdir(parents=True)
+        for k, sample in enumerate(samples):
+            np.save(where / f"{k:03d}.npy", sample[i])
+        globs.append(str(where / "*.npy"))
+    return globs
+
+
+def synapc_runs(
+    model: Model, samples: Sequence[Sequence[np.ndarray]], target: str
+) -> list[np.ndarray]:
+    """`model` compiled for `target` and run on every sample (its inputs in model
+    order; quantized as a quantized input takes them); the outputs as real numbers,
+    stacked per output (`ptq.synapc_outputs` for models of any number of inputs)."""
+    executable = synapc.compile(model, target)
+    runs = []
+    for sample in samples:
+        inputs = zip(model.inputs, sample, strict=True)
+        raw = executable.run([ptq._device_input(info, x) for info, x in inputs])
+        outputs = zip(model.outputs, raw, strict=True)
+        runs.append([ptq._real_output(info, np.asarray(y)) for info, y in outputs])
+    return [np.stack(outs) for outs in zip(*runs, strict=True)]
+
+
+def ort_runs(
+    path: Path, feeds: Sequence[dict[str, np.ndarray]], outputs: Sequence[str]
+) -> list[np.ndarray]:
+    """ONNX model `path` run by ONNX Runtime's CPU provider on every feed; the
+    `outputs` (by name), stacked per output."""
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    runs = [session.run(list(outputs), feed) for feed in feeds]
+    return [np.stack(outs) for outs in zip(*runs, strict=True)]
+
+
+def check_quantized(path: Path) -> None:
+    """Raise if `quantize_static`'s output `path` has no QuantizeLinear in its main
+    graph: it then quantized nothing (it leaves the subgraphs of If / Loop / Scan
+    float), and its SQNR would be that of the float model."""
+    import onnx
+
+    graph = onnx.load(str(path), load_external_data=False).graph
+    if any(node.op_type == "QuantizeLinear" for node in graph.node):
         return
+    control = sorted({n.op_type for n in graph.node if n.op_type in ("If", "Loop", "Scan")})
+    why = (
+        f": the model's layers are in {'/'.join(control)} subgraphs, which it leaves float"
+        if control
+        else ""
+    )
+    raise RuntimeError(f"quantize_static inserted no QuantizeLinear{why}")
+
+
+def ort_run_error(error: Exception) -> RuntimeError:
+    """ONNX Runtime's refusal of a quantized model, shortened for a table cell (its
+    error-code prefix, the long node name and the error kind left out: ``Op:
+    message``)."""
+    text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", str(error))
+    text = re.sub(r"Node \(.*?\) Op \((\w+)\) \[\w+\] ", r"\1: ", text)
+    return RuntimeError(f"ONNX Runtime cannot load the quantized model: {text}")
+
+
+def ort_quantize_error(error: Exception) -> RuntimeError:
+    """A failure inside `quantize_static`, said with the onnxruntime function it
+    happened in (``module.function``: the innermost frame in onnxruntime's code, not
+    counting special methods such as ``__setitem__``)."""
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    inside = [f for f in frames if f"{os.sep}onnxruntime{os.sep}" in f.filename
+              and not f.name.startswith("__")]  # fmt: skip
+    where = f" in {Path(inside[-1].filename).stem}.{inside[-1].name}" if inside else ""
+    return RuntimeError(f"quantize_static failed{where}: {type(error).__name__}: {error}")
+
+
+def ort_quantize_feeds(
+    fixed: Path, feeds: Sequence[dict[str, np.ndarray]], out: Path
+) -> float:
+    """`fixed` quantized by `quantize_static` with `ORT_PTQ` (QDQ, int8 activations and
+    weights, as `ptq_onnx_tools.ort_quantize`) into `out`, calibrated on `feeds` (every
+    input of a model of any number of inputs); the seconds of the call."""
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+
+    class Reader(CalibrationDataReader):
+        """The feeds, one at a time."""
+
+        def __init__(self) -> None:
+            self._feeds = iter(feeds)
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            """The next feed, None at the end."""
+            return next(self._feeds, None)
+
+    method, per_channel = ORT_PTQ
+    start = time.perf_counter()
+    quantize_static(
+        str(fixed), str(out), Reader(), quant_format=QuantFormat.QDQ,
+        per_channel=per_channel, activation_type=QuantType.QInt8,
+        weight_type=QuantType.QInt8, calibrate_method=getattr(CalibrationMethod, method),
+    )  # fmt: skip
+    return time.perf_counter() - start
+
+
+def _row(what: str, make: Callable[[], ptq.Row], fallback: ptq.Row) -> ptq.Row:
+    """`make()`, or `fallback` with the error (`error_cell`) as its note."""
+    made = guarded(what, make)
+    if isinstance(made, str):
+        fallback.note = made
+        return fallback
+    return made
+
+
+def synthetic_quantization(
+    name: str, suffix: str, plan: SyntheticPlan, folder: Path
+) -> list[ptq.Row]:
+    """benchmarks/ptq.py's comparison on a model it does not know, calibrated and
+    evaluated on `load_real_model`'s inputs for `plan`'s seeds: synapc `SYNAPC_PTQ`
+    run on VS680 and, for an ONNX model, onnxruntime `ORT_PTQ`; SQNR of every output
+    against the float model as ptq.py takes it (ONNX Runtime on the pre-processed
+    model for `.onnx`, synapc GENERIC for `.tflite`), PTQ time as ptq.py times it."""
+    model, calibration = synthetic_samples(name, plan.calibration)
+    _, evaluation = synthetic_samples(name, plan.evaluation)
+    globs = save_samples(calibration, folder / "calibration")
+    names = [i.name for i in model.inputs]
+    outputs = [o.name for o in model.outputs]
+    fixed = None
+    if suffix == ".onnx":
+        shapes = {i.name: tuple(i.shape) for i in model.inputs}
+        fixed = fixed_shapes_model(model_path(name), shapes, folder / "fixed.onnx")
+    start = time.perf_counter()
+    synapc.optimize(model)
+    float_seconds = time.perf_counter() - start
+    evaluation_feeds = [dict(zip(names, s, strict=True)) for s in evaluation]
+    reference = (
+        synapc_runs(model, evaluation, "GENERIC")
+        if fixed is None
+        else ort_runs(fixed, evaluation_feeds, outputs)
+    )
+    data_type, scheme, algorithm, label = SYNAPC_PTQ
+
+    quiet = "; ".join(
+        f"float output {o} is ~0 on these inputs (RMS {rms:.1e}, largest magnitude "
+        f"{np.abs(r).max():.1e}): its SQNR weighs few values"
+        for o, r in zip(outputs, reference, strict=True)
+        if (rms := float(np.sqrt(np.mean(np.square(r))))) < NEAR_ZERO
+    )
+
+    def scored(row: ptq.Row, outs: Sequence[np.ndarray]) -> ptq.Row:
+        row.sqnr = [ptq.sqnr_db(r, o) for r, o in zip(reference, outs, strict=True)]
+        row.note = quiet
+        return row
+
+    def ours() -> ptq.Row:
+        row = ptq.Row(name, "synapc", f"{label}, {algorithm}")
+        start = time.perf_counter()
+        quantized = synapc.quantize(model, globs, data_type=data_type, scheme=scheme,
+                                    algorithm=algorithm)  # fmt: skip
+        row.seconds = time.perf_counter() - start - float_seconds
+        return scored(row, synapc_runs(quantized, evaluation, "VS680"))
+
+    method, per_channel = ORT_PTQ
+    ort_label = f"{method}, {'per-channel' if per_channel else 'per-tensor'}, QDQ int8"
+
+    def theirs() -> ptq.Row:
+        assert fixed is not None
+        row = ptq.Row(name, "onnxruntime", ort_label)
+        out = folder / "ort.onnx"
+        calibration_feeds = [dict(zip(names, s, strict=True)) for s in calibration]
+        try:
+            row.seconds = ort_quantize_feeds(fixed, calibration_feeds, out)
+        except Exception as error:  # onnxruntime's quantizer fails on this model
+            raise ort_quantize_error(error) from error
+        check_quantized(out)
+        try:
+            outs = ort_runs(out, evaluation_feeds, outputs)
+        except Exception as error:  # ONNX Runtime refuses what its quantizer wrote
+            raise ort_run_error(error) from error
+        return scored(row, outs)
+
+    rows = [_row(f"{name} synapc PTQ", ours, ptq.Row(name, "synapc", label))]
+    if fixed is not None:
+        rows.append(
+            _row(f"{name} onnxruntime PTQ", theirs, ptq.Row(name, "onnxruntime", ort_label))
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class PtqSetup:
+    """What the PTQ column runs: `plan` on benchmarks/ptq.py's models, calibrated on
+    the photos in `photos` (`photos_data`: their kind, for the table's data column),
+    `synthetic`'s seeds on the other models."""
+
+    plan: ptq.Plan
+    synthetic: SyntheticPlan
+    photos: Path
+    photos_data: str
+
+
+def quantization(result: ModelResult, setup: PtqSetup, folder: Path) -> None:
+    """`ptq.run_model` with `setup`'s plan and photos on `result`'s model if
+    benchmarks/ptq.py knows it, else `synthetic_quantization` with its seeds; its rows
+    (or the error) and the kind of its calibration data go into `result`."""
     rows: list[ptq.Row] = []
     work = folder / f"ptq_{result.name}"
     work.mkdir()
-    done = guarded(
-        f"{result.name} PTQ",
-        lambda: ptq.run_model(ptq.MODELS[result.name], plan, photos, work, False,
-                              rows.append),
-    )  # fmt: skip
+    if result.name in ptq.MODELS:
+        result.ptq_data = setup.photos_data
+        done = guarded(
+            f"{result.name} PTQ",
+            lambda: ptq.run_model(ptq.MODELS[result.name], setup.plan, setup.photos,
+                                  work, False, rows.append),
+        )  # fmt: skip
+    else:
+        result.ptq_data = SYNTHETIC_DATA
+        done = guarded(
+            f"{result.name} PTQ",
+            lambda: rows.extend(
+                synthetic_quantization(result.name, result.suffix, setup.synthetic, work)
+            ),
+        )
     result.ptq = done if isinstance(done, str) else rows
 
 
-def cold_quantization(
-    results: Sequence[ModelResult], plan: ptq.Plan, photos: Path, folder: Path
-) -> str:
+def cold_quantization(results: Sequence[ModelResult], setup: PtqSetup, folder: Path) -> str:
     """`quantization` of every model with synapc's persistent JAX cache off (as
     benchmarks/ptq.py turns it off: calibration would otherwise load its compiled
     program from an earlier run's cache); the environment is restored afterwards. Says
@@ -579,9 +846,8 @@ def cold_quantization(
     try:
         settings = cache.configure()  # the process's first decision holds
         for result in results:
-            if result.name in ptq.MODELS:
-                print(f"PTQ: {result.name}", file=sys.stderr, flush=True)
-            quantization(result, plan, photos, folder)
+            print(f"PTQ: {result.name}", file=sys.stderr, flush=True)
+            quantization(result, setup, folder)
     finally:
         if saved is None:
             del os.environ[cache.MAX_BYTES_VARIABLE]
@@ -628,12 +894,28 @@ def _kib(value: float | str | None) -> str:
 
 
 def _sqnr(row: ptq.Row | None) -> str:
-    """A PTQ row's SQNR per output (``a / b``) or its note."""
+    """A PTQ row's SQNR per output (``a / b``) or its note (a failure as ``error:``)."""
     if row is None:
         return "-"
     if not row.sqnr:
-        return row.note or "-"
+        note = (row.note or "-").replace("|", "/")  # a table cell
+        failed = "failed: "  # benchmarks/ptq.py's failed row
+        return f"error: {note[len(failed) :]}" if note.startswith(failed) else note
     return " / ".join(f"{s:.1f}" for s in row.sqnr)
+
+
+def _headline(row: ptq.Row | None) -> str:
+    """`_sqnr` for the overview: a failure only as ``error`` (its reason is in the PTQ
+    table)."""
+    cell = _sqnr(row)
+    return "error" if cell.startswith("error: ") else cell
+
+
+def _short_data(result: ModelResult) -> str:
+    """The kind of `result`'s PTQ data in short: ``photos``, ``synthetic images`` (no
+    photos found) or ``synthetic`` (`load_real_model`'s inputs)."""
+    short = {PHOTOS_DATA: "photos", SYNTHETIC_PHOTOS_DATA: "synthetic images"}
+    return short.get(result.ptq_data, "synthetic")
 
 
 def _ptq_rows(result: ModelResult) -> tuple[ptq.Row | None, ptq.Row | None]:
@@ -669,9 +951,10 @@ def overview_table(results: Sequence[ModelResult]) -> str:
         ptq_cell = (
             r.ptq
             if isinstance(r.ptq, str)
-            else f"{_sqnr(ours)} vs {_sqnr(theirs) if theirs else 'n/a'}"
+            else f"{_headline(ours)} vs {_headline(theirs) if theirs else 'n/a'} "
+            f"({_short_data(r)})"
         )
-        convert = r.convert if isinstance(r.convert, str) else f"{r.convert['seconds']:.1f}"
+        convert = _convert_cell(r)
         estimate = _estimate(r)
         rows.append([
             r.name, r.suffix, r.reference,
@@ -682,8 +965,14 @@ def overview_table(results: Sequence[ModelResult]) -> str:
     return speed.table(
         ["model", "format", "reference", "steady state synapc / ref",
          "first inference synapc / ref", "synapc convert s", "arena synapc / TFLite",
-         "PTQ SQNR dB synapc vs onnxruntime", "est. VS680 ms"], rows,
+         "PTQ SQNR dB synapc vs onnxruntime (data)", "est. VS680 ms"], rows,
     )  # fmt: skip
+
+
+def _convert_cell(result: ModelResult) -> str:
+    """The conversion's seconds, or its error."""
+    done = result.convert
+    return done if isinstance(done, str) else f"{done['seconds']:.1f}"
 
 
 def steady_table(results: Sequence[ModelResult], target: str) -> str:
@@ -705,7 +994,7 @@ def first_table(results: Sequence[ModelResult]) -> str:
     """Conversion time and the first answer of a new process, synapc and reference."""
     rows = []
     for r in results:
-        convert = r.convert if isinstance(r.convert, str) else f"{r.convert['seconds']:.1f}"
+        convert = _convert_cell(r)
         if isinstance(r.first, str):
             rows.append([r.name, convert, "-", "-", "-", r.reference, "-", "-", r.first])
             continue
@@ -752,30 +1041,41 @@ def memory_table(results: Sequence[ModelResult]) -> str:
 
 
 def ptq_table(results: Sequence[ModelResult]) -> str:
-    """synapc's PTQ against onnxruntime's on the models benchmarks/ptq.py knows."""
+    """synapc's PTQ against onnxruntime's on every model, with the kind of data each
+    was calibrated and evaluated on."""
     rows = []
     for r in results:
         if isinstance(r.ptq, str):
-            rows.append([r.name, r.ptq, "-", "-", "-", "-", "-", "-"])
+            rows.append([r.name, r.ptq_data, r.ptq, "-", "-", "-", "-", "-", "-"])
             continue
         ours, theirs = _ptq_rows(r)
 
         def seconds(row: ptq.Row | None) -> str:
-            return "-" if row is None or row.seconds is None else f"{row.seconds:.1f}"
+            if row is None or row.seconds is None:
+                return "-"
+            return f"{row.seconds:.1f}" if row.seconds >= 1 else f"{row.seconds:.2f}"
 
         def top1(row: ptq.Row | None) -> str:
             return "-" if row is None or row.top1 is None else f"{row.top1:.0%}"
 
         other = "n/a (TFLite model)" if r.suffix == ".tflite" else _sqnr(theirs)
-        rows.append([r.name, _sqnr(ours), seconds(ours), top1(ours), other,
-                     seconds(theirs), top1(theirs), ours.note if ours else ""])  # fmt: skip
+        note = ours.note.replace("|", "/") if ours and ours.sqnr else ""
+        rows.append([r.name, r.ptq_data, _sqnr(ours), seconds(ours), top1(ours), other,
+                     seconds(theirs), top1(theirs), note])  # fmt: skip
     return speed.table(
-        ["model", "synapc SQNR dB", "synapc PTQ s", "synapc top-1",
+        ["model", "data", "synapc SQNR dB", "synapc PTQ s", "synapc top-1",
          "onnxruntime SQNR dB", "onnxruntime PTQ s", "onnxruntime top-1", "note"], rows,
     )  # fmt: skip
 
 
-def legend(target: str, rounds: int, calls: int, plan: ptq.Plan, photos: str) -> str:
+def legend(
+    target: str,
+    rounds: int,
+    calls: int,
+    plan: ptq.Plan,
+    synthetic: SyntheticPlan,
+    photos: str,
+) -> str:
     """What each column means and how it was measured."""
     return f"""\
 Legend (ratios are synapc over the reference: below 1.00x synapc is faster / smaller):
@@ -812,15 +1112,28 @@ Legend (ratios are synapc over the reference: below 1.00x synapc is faster / sma
   shown); synapc's plan has no such tensors (XLA keeps its own scratch). The ratio is
   synapc GENERIC over TFLite intermediates. ONNX models: n/a (ONNX Runtime exposes no
   arena to measure).
-- **PTQ**: `benchmarks/ptq.py`'s models only, each with its own disjoint calibration
-  and evaluation photo sets ({plan.calibration_images} calibration and
-  {plan.evaluation_images} evaluation crops); calibration data: {photos}. synapc:
-  `synapc.quantize` {SYNAPC_PTQ[3]}, {SYNAPC_PTQ[2]} (min / max) ranges, run on VS680's
-  exact integer kernels; onnxruntime: `quantize_static` {ORT_PTQ[0]}, per-channel, QDQ
-  int8, run by ONNX Runtime. SQNR: each output against the float model over the
-  evaluation crops, dB (higher is better); PTQ s: synapc's `quantize` minus its float
-  `optimize`, onnxruntime's `quantize_static` call (calibration included). TFLite
-  models: synapc only.
+- **PTQ**: every model. Data "{PHOTOS_DATA}": `benchmarks/ptq.py`'s models, each with its
+  own disjoint calibration and evaluation photo sets ({plan.calibration_images}
+  calibration and {plan.evaluation_images} evaluation crops; {photos}). Data
+  "{SYNTHETIC_DATA}": the other models, calibrated on the inputs
+  `synapc.testing.real_models.load_real_model(name, seed)` gives for seeds
+  {synthetic.calibration[0]}-{synthetic.calibration[-1]} and evaluated on those of seeds
+  {synthetic.evaluation[0]}-{synthetic.evaluation[-1]}: uniform [0, 1) values for the
+  image models (no normalisation), for the signal models their test feeds (audio: one
+  fixed chirp plus seeded noise, so the samples differ only by the noise; bytes: random
+  bytes with padding; recurrent state: seeded small normal values; scalars such as a
+  sample rate or a pitch range: fixed). These SQNR figures say how the tools compare on
+  the same inputs, not how accurate either is on real data. synapc: `synapc.quantize`
+  {SYNAPC_PTQ[3]}, {SYNAPC_PTQ[2]} (min / max) ranges, run on VS680's exact integer
+  kernels; onnxruntime: `quantize_static` {ORT_PTQ[0]}, per-channel, QDQ int8 (int8
+  activations and weights) of the model with its input shapes fixed and ONNX Runtime's
+  quantization pre-processing applied, run by ONNX Runtime. SQNR: each output (in
+  model order) against the float model over the evaluation inputs, `10 log10(sum x^2 /
+  sum (x - x_q)^2)`, dB (higher is better); the float model: ONNX Runtime on the same
+  pre-processed float model for `.onnx`, synapc's float program on GENERIC for
+  `.tflite` (as benchmarks/ptq.py). PTQ s: synapc's `quantize` minus its float
+  `optimize`, onnxruntime's `quantize_static` call (calibration included). top-1:
+  benchmarks/ptq.py's classifier / sequence models only. TFLite models: synapc only.
 - **est. VS680 ms**: the NPU cost model's estimate for the converted package
   (`synapc.backends.targets.latency`, the total in the conversion's model_info.txt).
   These models have no published VS680 time, so no error can be stated for them; the
@@ -929,13 +1242,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         reference = "LiteRT XNNPACK" if suffix == ".tflite" else "ONNX Runtime"
         results[name] = ModelResult(name, suffix, reference)
     plan = ptq_plan(args.quick)
+    synthetic = synthetic_plan(args.quick)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "photos").mkdir()
-        photos, photo_source = calibration_photos(args.photos, folder / "photos")
+        photos, photo_source, photos_data = calibration_photos(
+            args.photos, folder / "photos"
+        )
+        setup = PtqSetup(plan, synthetic, photos, photos_data)
         # PTQ first: no program of these models is compiled in this process yet, so its
         # times are as cold as benchmarks/ptq.py's
-        cache_note = cold_quantization(list(results.values()), plan, photos, folder)
+        cache_note = cold_quantization(list(results.values()), setup, folder)
         steady_state(results, args.target, rounds, calls)
         for result in results.values():
             print(f"first inference / conversion: {result.name}", file=sys.stderr,
@@ -986,7 +1303,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         "## Post-training quantization: synapc vs onnxruntime quantize_static",
         "",
-        f"Calibration data: {photo_source}. {cache_note}",
+        f"Calibration data (column data): benchmarks/ptq.py's models: {photo_source}; "
+        f"the other models: `load_real_model`'s synthetic inputs of seeds "
+        f"{synthetic.calibration[0]}-{synthetic.calibration[-1]}, evaluated on seeds "
+        f"{synthetic.evaluation[0]}-{synthetic.evaluation[-1]}. {cache_note}",
         "",
         ptq_table(ordered),
         "",
@@ -1004,7 +1324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 published_rows,
             ),
         ]
-    report += ["", legend(args.target, rounds, calls, plan, photo_source)]
+    report += ["", legend(args.target, rounds, calls, plan, synthetic, photo_source)]
     text = "\n".join(report)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,7 @@
 """`benchmarks/compare.py` end to end on two small real models (one `.tflite`, one
-`.onnx`) with `--quick`: every column measured, a row per model with numeric ratios, the
-chart a parseable SVG with one bar per model and figure."""
+`.onnx`) with `--quick`: every column measured, a row per model with numeric ratios and
+PTQ SQNR (the `.onnx` one calibrated on synthetic inputs, by synapc and onnxruntime),
+the chart a parseable SVG with one bar per model and figure."""
 
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ def _section(text: str, title: str) -> list[list[str]]:
 
 def test_quick_compare_two_models(tmp_path: Path) -> None:
     """A row per model with numeric speed ratios in the overview, a measured TFLite
-    arena for the TFLite model and n/a for the ONNX one, and the chart's bars."""
+    arena for the TFLite model and n/a for the ONNX one, numeric PTQ SQNR for both
+    (the ONNX one's on synthetic inputs, from synapc and onnxruntime), and the chart's
+    bars."""
     for name in (TFLITE, ONNX):
         try:
             model_path(name)
@@ -51,10 +54,19 @@ def test_quick_compare_two_models(tmp_path: Path) -> None:
     assert overview[ONNX][6] == "n/a (no TFLite arena)"
     memory = {row[0]: row for row in _section(text, "Memory: activation arena (KiB)")}
     assert float(memory[TFLITE][3]) > 0 and float(memory[TFLITE][2]) > 0
-    # face_detection_short_range is a benchmarks/ptq.py model: synapc's SQNR, no ORT
+    # face_detection_short_range is a benchmarks/ptq.py model (photos): synapc's SQNR,
+    # no ORT; silero_vad is not (synthetic inputs): both tools' SQNR of both outputs
     ptq = {row[0]: row for row in _section(text, "Post-training quantization")}
-    assert re.match(r"^-?\d+\.\d( / -?\d+\.\d)*$", ptq[TFLITE][1]), ptq[TFLITE]
-    assert ptq[TFLITE][4] == "n/a (TFLite model)"
+    sqnr = re.compile(r"^-?\d+\.\d( / -?\d+\.\d)*$")
+    assert ptq[TFLITE][1] in (compare.PHOTOS_DATA, compare.SYNTHETIC_PHOTOS_DATA)
+    assert sqnr.match(ptq[TFLITE][2]), ptq[TFLITE]
+    assert ptq[TFLITE][5] == "n/a (TFLite model)"
+    assert ptq[ONNX][1] == compare.SYNTHETIC_DATA
+    for cell, seconds in ((ptq[ONNX][2], ptq[ONNX][3]), (ptq[ONNX][5], ptq[ONNX][6])):
+        assert sqnr.match(cell) and cell.count(" / ") == 1, ptq[ONNX]  # output, stateN
+        assert float(seconds) >= 0, ptq[ONNX]
+    assert re.match(r"^\S+ / \S+ vs \S+ / \S+ \(synthetic\)$", overview[ONNX][7])
+    assert "not a benchmarks/ptq.py model" not in text
     assert "error:" not in text
 
     svg = ET.parse(tmp_path / "compare.svg").getroot()

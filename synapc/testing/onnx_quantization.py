@@ -6,7 +6,7 @@ dark strokes), not white noise, so that calibrated ranges mean what they do in u
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -32,16 +32,26 @@ def image_like(shape: tuple[int, ...], seed: int) -> np.ndarray:
 
 
 def fixed_shape_model(source: Path, shape: tuple[int, ...], out: Path) -> Path:
-    """`source` with its first input fixed to `shape` and ONNX Runtime's quantization
-    pre-processing applied (constants become initializers, opset raised to 13 so that
-    per-channel quantization is valid)."""
+    """`source` with its first input fixed to `shape` (`fixed_shapes_model`)."""
+    first = onnx.load(str(source), load_external_data=False).graph.input[0].name
+    return fixed_shapes_model(source, {first: shape}, out)
+
+
+def fixed_shapes_model(
+    source: Path, shapes: Mapping[str, Sequence[int]], out: Path
+) -> Path:
+    """`source` with the inputs named in `shapes` fixed to their shapes and ONNX
+    Runtime's quantization pre-processing applied (constants become initializers,
+    opset raised to 13 so that per-channel quantization is valid)."""
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     model = onnx.load(str(source))
-    dims = model.graph.input[0].type.tensor_type.shape.dim
-    for dim, size in zip(dims, shape, strict=True):
-        dim.Clear()
-        dim.dim_value = size
+    for graph_input in model.graph.input:
+        if graph_input.name in shapes:
+            dims = graph_input.type.tensor_type.shape.dim
+            for dim, size in zip(dims, shapes[graph_input.name], strict=True):
+                dim.Clear()
+                dim.dim_value = size
     if model.opset_import[0].version < 13:
         model = onnx.version_converter.convert_version(model, 13)
     raw = out.with_suffix(".raw.onnx")
