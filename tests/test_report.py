@@ -299,3 +299,14 @@ def test_a_terminal_gets_a_progress_bar(tmp_path: Path) -> None:
     assert "4/4" in screen and "\r" in screen  # one bar, redrawn in place
     # on a terminal the steps are the bar, not lines
     assert not any(line.startswith("[") for line in result.stdout.decode().splitlines())
+
+
+def test_malformed_preprocessing_metadata_is_left_out() -> None:
+    from synapc.report.document import _preprocessing
+
+    good = {"type": "nv12", "inputs": ["y", "uv"]}
+    text = json.dumps([good, 3, "x", {"inputs": "y"}, {"inputs": [1]}, {"type": "gray"}])
+    assert _preprocessing({"preprocess": text}) == [good, {"type": "gray"}]
+    assert _preprocessing({"preprocess": "{"}) == []
+    assert _preprocessing({"preprocess": '{"a": 1}'}) == []
+    assert _preprocessing({}) == []

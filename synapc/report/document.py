@@ -37,13 +37,22 @@ def _port(spec: TensorSpec) -> dict[str, Any]:
     }
 
 
-def _preprocessing(metadata: dict[str, str]) -> list[Any]:
-    """The package's preprocessing entries (metadata "preprocess", a JSON list)."""
+def _preprocessing(metadata: dict[str, str]) -> list[dict[str, Any]]:
+    """The package's preprocessing entries (metadata "preprocess", a JSON list of
+    objects whose "inputs" name the new inputs); anything else in it is left out."""
     try:
         entries = json.loads(metadata.get("preprocess", "[]"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
-    return entries if isinstance(entries, list) else []
+    if not isinstance(entries, list):
+        return []
+    return [
+        entry
+        for entry in entries
+        if isinstance(entry, dict)
+        and isinstance(entry.get("inputs", []), list)
+        and all(isinstance(name, str) for name in entry.get("inputs", []))
+    ]
 
 
 def _shape_text(shape: list[int], kind: str) -> str:
