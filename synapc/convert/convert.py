@@ -149,9 +149,16 @@ def convert(
 
     def make() -> dict[str, bytes]:
         with StepProgress(steps, progress, say) as shown:
-            return _convert(
+            files = _convert(
                 path, spec.name, metafile, fields, profiling, preserve, say, shown
             )
+            if report:  # part of the export step; a cached conversion's comes from derive
+                shown.detail(REPORT)
+                files.update(_report(files))
+            return files
+
+    def derive(files: dict[str, bytes]) -> dict[str, bytes]:
+        return _report(files) if report and REPORT not in files else {}
 
     cached = write_output(
         out,
@@ -161,7 +168,7 @@ def convert(
         say,
         use_cache=not preserve,
         written=written,
-        derive=_report if report else None,
+        derive=derive,
     )
     return Conversion(out, out / PACKAGE, out / MODEL_INFO, cached, timing[0])
 
