@@ -21,20 +21,19 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 
-from synapc.backends.jax.lowering import callee_of, delegate_float_dtype
+from synapc.backends.jax.lowering import delegate_float_dtype
 from synapc.backends.targets import Target
 from synapc.backends.targets.latency import layer_time
 from synapc.backends.targets.support import layer_support
 from synapc.convert.executable import (
     layer_name,
     layer_ops,
+    package_functions,
     subgraph_calls,
-    whole_delegate,
 )
 from synapc.convert.model_info import type_text
 from synapc.dialects.synap.constant import ConstantOp
 from synapc.passes.layer_patterns import source_layers
-from synapc.passes.partition import DELEGATE
 from synapc.quantization.compare import layer_key
 
 #: A reference to a value: ``[-1, i]`` model input i, ``[k, j]`` result j of layer k.
@@ -66,17 +65,6 @@ def _sqnr(value: float | None) -> float | str | None:
     return "inf" if math.isinf(value) else round(float(value), 3)
 
 
-def _functions(main: FuncOp, target: Target) -> list[tuple[FuncOp, str]]:
-    """The functions the package runs, each with its delegate."""
-    calls = subgraph_calls(main)
-    if not calls:
-        return [(main, whole_delegate(main, target))]
-    return [
-        (f := callee_of(main, call), f.attributes[DELEGATE].data)  # type: ignore[attr-defined]
-        for call in calls
-    ]
-
-
 def describe_layers(
     main: FuncOp, target: Target, sqnr: Mapping[str, float] | None = None
 ) -> dict[str, Any]:
@@ -88,15 +76,11 @@ def describe_layers(
     }
     calls = subgraph_calls(main)
     layers: list[dict[str, Any]] = []
-    for k, (func, delegate) in enumerate(_functions(main, target)):
+    for k, (func, delegate) in enumerate(package_functions(main, target)):
         if calls:
             for arg, operand in zip(func.body.block.args, calls[k].operands, strict=True):
                 where[arg] = where[operand]
-        float_dtype = (
-            np.dtype(np.float32)
-            if delegate == "cpu"
-            else delegate_float_dtype(func, target)
-        )
+        float_dtype = delegate_float_dtype(func, target)
         for op in layer_ops(func):
             index = len(layers)
             engine, reason = _engine(op, delegate, target)

@@ -199,19 +199,24 @@ def build_subgraphs(
     return subgraphs, [where[value] for value in ret.operands]
 
 
-def model_layers(func: FuncOp, target: Target) -> list[tuple[int, Operation, str]]:
-    """Every layer the package runs as ``(subgraph, op, delegate)``: the layers of
-    `@main` on the target's first delegate, or those of each subgraph of a partitioned
-    `@main` on its delegate."""
+def package_functions(func: FuncOp, target: Target) -> list[tuple[FuncOp, str]]:
+    """The functions the package runs, one per subgraph, each with its delegate: `@main`
+    itself on `whole_delegate`, or each subgraph of a partitioned `@main`."""
     calls = subgraph_calls(func)
     if not calls:
-        return [(0, op, whole_delegate(func, target)) for op in layer_ops(func)]
-    out = []
-    for k, call in enumerate(calls):
-        callee = callee_of(func, call)
-        delegate = callee.attributes[DELEGATE].data  # type: ignore[attr-defined]
-        out += [(k, op, delegate) for op in layer_ops(callee)]
-    return out
+        return [(func, whole_delegate(func, target))]
+    callees = [callee_of(func, call) for call in calls]
+    return [(f, f.attributes[DELEGATE].data) for f in callees]  # type: ignore[attr-defined]
+
+
+def model_layers(func: FuncOp, target: Target) -> list[tuple[int, Operation, str]]:
+    """Every layer the package runs as ``(subgraph, op, delegate)``, subgraph by
+    subgraph (`package_functions`)."""
+    return [
+        (k, op, delegate)
+        for k, (f, delegate) in enumerate(package_functions(func, target))
+        for op in layer_ops(f)
+    ]
 
 
 def _intermediate_spec(name: str, t: TensorType) -> TensorSpec:
