@@ -65,6 +65,7 @@ import numpy as np
 import synapc
 from benchmarks import cost_model, memory_plan, ptq, speed
 from benchmarks.get_photos import PHOTOS, find_photo
+from benchmarks.ptq_onnx_tools import ort_quantize_feeds
 from synapc.model import Model
 from synapc.testing.models import TFLITE_DYNAMIC_MODELS, model_path
 from synapc.testing.onnx_quantization import fixed_shapes_model
@@ -679,40 +680,6 @@ def ort_quantize_error(error: Exception) -> RuntimeError:
     return RuntimeError(f"quantize_static failed{where}: {type(error).__name__}: {error}")
 
 
-def ort_quantize_feeds(
-    fixed: Path, feeds: Sequence[dict[str, np.ndarray]], out: Path
-) -> float:
-    """`fixed` quantized by `quantize_static` with `ORT_PTQ` (QDQ, int8 activations and
-    weights, as `ptq_onnx_tools.ort_quantize`) into `out`, calibrated on `feeds` (every
-    input of a model of any number of inputs); the seconds of the call."""
-    from onnxruntime.quantization import (
-        CalibrationDataReader,
-        CalibrationMethod,
-        QuantFormat,
-        QuantType,
-        quantize_static,
-    )
-
-    class Reader(CalibrationDataReader):
-        """The feeds, one at a time."""
-
-        def __init__(self) -> None:
-            self._feeds = iter(feeds)
-
-        def get_next(self) -> dict[str, np.ndarray] | None:
-            """The next feed, None at the end."""
-            return next(self._feeds, None)
-
-    method, per_channel = ORT_PTQ
-    start = time.perf_counter()
-    quantize_static(
-        str(fixed), str(out), Reader(), quant_format=QuantFormat.QDQ,
-        per_channel=per_channel, activation_type=QuantType.QInt8,
-        weight_type=QuantType.QInt8, calibrate_method=getattr(CalibrationMethod, method),
-    )  # fmt: skip
-    return time.perf_counter() - start
-
-
 def _row(what: str, make: Callable[[], ptq.Row], fallback: ptq.Row) -> ptq.Row:
     """`make()`, or `fallback` with the error (`error_cell`) as its note."""
     made = guarded(what, make)
@@ -779,7 +746,9 @@ def synthetic_quantization(
         out = folder / "ort.onnx"
         calibration_feeds = [dict(zip(names, s, strict=True)) for s in calibration]
         try:
-            row.seconds = ort_quantize_feeds(fixed, calibration_feeds, out)
+            row.seconds = ort_quantize_feeds(
+                fixed, calibration_feeds, method, per_channel, out
+            )
         except Exception as error:  # onnxruntime's quantizer fails on this model
             raise ort_quantize_error(error) from error
         check_quantized(out)

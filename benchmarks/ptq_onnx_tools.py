@@ -38,23 +38,36 @@ def ort_outputs(path: Path, batch: np.ndarray, exact: bool = False) -> list[np.n
 
 
 class _Reader:
-    """An onnxruntime `CalibrationDataReader` over the samples of a batch."""
+    """An onnxruntime `CalibrationDataReader` over a sequence of feeds."""
 
-    def __init__(self, name: str, batch: np.ndarray) -> None:
-        self._feeds: Iterator[dict[str, np.ndarray]] = iter(
-            [{name: x[None]} for x in batch]
-        )
+    def __init__(self, feeds: Sequence[dict[str, np.ndarray]]) -> None:
+        self._feeds: Iterator[dict[str, np.ndarray]] = iter(feeds)
 
     def get_next(self) -> dict[str, np.ndarray] | None:
-        """The next sample, None at the end."""
+        """The next feed, None at the end."""
         return next(self._feeds, None)
 
 
 def ort_quantize(
     fixed: Path, calibration: np.ndarray, method: str, per_channel: bool, out: Path
 ) -> float:
-    """`fixed` (pre-processed, static shape) quantized by `quantize_static` into `out`
-    with calibration `method`; returns the seconds it took (calibration included)."""
+    """`fixed` (pre-processed, static shape, one input) quantized by `quantize_static`
+    into `out`, calibrated on the samples of `calibration` (`ort_quantize_feeds`)."""
+    name = onnx.load(str(fixed), load_external_data=False).graph.input[0].name
+    feeds = [{name: x[None]} for x in calibration]
+    return ort_quantize_feeds(fixed, feeds, method, per_channel, out)
+
+
+def ort_quantize_feeds(
+    fixed: Path,
+    feeds: Sequence[dict[str, np.ndarray]],
+    method: str,
+    per_channel: bool,
+    out: Path,
+) -> float:
+    """`fixed` (pre-processed, static shapes) quantized by `quantize_static` into `out`
+    (QDQ, int8 activations and weights) with calibration `method` on `feeds` (every
+    input by name); returns the seconds it took (calibration included)."""
     from onnxruntime.quantization import (
         CalibrationDataReader,
         CalibrationMethod,
@@ -63,8 +76,7 @@ def ort_quantize(
         quantize_static,
     )
 
-    name = onnx.load(str(fixed), load_external_data=False).graph.input[0].name
-    reader = type("Reader", (_Reader, CalibrationDataReader), {})(name, calibration)
+    reader = type("Reader", (_Reader, CalibrationDataReader), {})(feeds)
     start = time.perf_counter()
     quantize_static(
         str(fixed),
